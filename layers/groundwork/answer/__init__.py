@@ -1,0 +1,1 @@
+"""The answer pipeline: question → retrieval → generation → citations."""

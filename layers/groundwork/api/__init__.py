@@ -1,0 +1,1 @@
+"""The HTTP surface: one FastAPI app for every route."""

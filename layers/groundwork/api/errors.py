@@ -1,0 +1,76 @@
+"""Every error a client sees has the OpenAI shape: ``{"error": {message, type, param, code}}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from groundwork.errors import ApiError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI, Request
+
+logger = logging.getLogger(__name__)
+
+_HTTP_CODES = {
+    404: "route.not_found",
+    405: "method.not_allowed",
+    413: "request.too_large",
+    415: "request.unsupported_media_type",
+}
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(Exception, _internal_error)
+
+
+def render(error: ApiError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status)
+
+
+async def _api_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return render(exc)
+
+
+async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    first = errors[0] if errors else {}
+    location = [str(part) for part in first.get("loc", ()) if part != "body"]
+    param = ".".join(location) or None
+    if first.get("type") == "json_invalid":
+        code, message = "request.invalid_json", "The request body is not valid JSON."
+    else:
+        code = "request.invalid"
+        message = f"{param or 'body'}: {first.get('msg', 'invalid value')}"
+        if len(errors) > 1:
+            message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return render(ApiError(400, code, message, param=param))
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "request.invalid")
+    if exc.status_code == 404:
+        message = f"No route {request.method} {request.url.path}."
+    elif exc.status_code == 405:
+        message = f"Method {request.method} is not allowed on {request.url.path}."
+    else:
+        message = str(exc.detail)
+    response = render(ApiError(exc.status_code, code, message))
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return render(ApiError(500, "internal.error", "The server failed to handle this request."))

@@ -1,0 +1,43 @@
+"""``groundwork ask "question"``: one answer and its citations, without a server."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    parser = commands.add_parser("ask", help="answer a question from a collection")
+    parser.add_argument("question")
+    parser.add_argument("--collection", default=None, help="default: the default collection")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from groundwork.answer.service import AnswerService
+    from groundwork.generation.base import Turn
+    from groundwork.generation.factory import get_generator
+    from groundwork.ingest.bootstrap import ingest_docs_if_empty
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.settings import get_settings
+    from groundwork.storage.factory import get_storage
+
+    settings = get_settings()
+    collection = args.collection or settings.default_collection
+    retriever = get_retriever()
+    if settings.bootstrap_docs and settings.docs_dir and collection == settings.default_collection:
+        ingest_docs_if_empty(retriever, get_storage(), settings.docs_dir, collection)
+    service = AnswerService(retriever, get_generator(), k=settings.retrieval_k)
+    answer = service.answer([Turn("user", args.question)], collection)
+    print(answer.text)
+    for citation in answer.citations:
+        where = " · ".join(
+            part
+            for part in (citation.document_title, citation.cited_text_heading, citation.source_url)
+            if part
+        )
+        print(f"\n[{citation.document_index + 1}] {where}")
+        print("    " + citation.cited_text.replace("\n", "\n    "))
+    return 0

@@ -1,0 +1,35 @@
+"""``groundwork serve | ingest | ask``: one entry point, one sub-command per module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from groundwork.cli import ask, ingest, serve
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+COMMANDS = (serve, ingest, ask)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="groundwork",
+        description="Answers from your documents with verifiable citations.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The entities every port speaks in."""

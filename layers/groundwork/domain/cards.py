@@ -1,0 +1,33 @@
+"""Collection → source → cards: the passages answers are built from and cite."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Card(BaseModel):
+    """One passage of a source, with everything a citation names."""
+
+    id: str
+    collection: str
+    source_id: str
+    text: str
+    heading: str | None = None
+    heading_path: list[str] = Field(default_factory=list)
+    reference: str | None = None
+    title: str | None = None
+    author: str | None = None
+    year: str | None = None
+    url: str
+    tags: list[str] = Field(default_factory=list)
+    language: str | None = None
+    period_start: str | None = None
+    period_end: str | None = None
+    position: int = 0
+
+
+class Hit(BaseModel):
+    """A card returned by a search, with its relevance score (higher is better)."""
+
+    card: Card
+    score: float

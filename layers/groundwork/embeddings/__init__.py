@@ -1,0 +1,1 @@
+"""Sentence embeddings behind one interface."""

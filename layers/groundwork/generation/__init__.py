@@ -1,0 +1,1 @@
+"""Answer generation behind one interface."""

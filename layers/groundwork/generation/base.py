@@ -1,0 +1,34 @@
+"""The generation port: a question and numbered passages in, text with ``[n]`` markers out."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from groundwork.domain.cards import Card
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """``passages[i]`` is source number ``i + 1``; markers in the output use those numbers."""
+
+    question: str
+    passages: list[Card]
+    history: list[Turn] = field(default_factory=list)
+    language: str | None = None
+
+
+class Generator(ABC):
+    @abstractmethod
+    def stream(self, request: GenerationRequest) -> Iterator[str]:
+        """Text deltas of the answer, in order; markers ``[n]`` cite ``request.passages[n-1]``."""

@@ -1,0 +1,1 @@
+"""Documents in: parsing into sections, cutting into cards, indexing."""

@@ -1,0 +1,1 @@
+"""Passage retrieval behind one interface."""

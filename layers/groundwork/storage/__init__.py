@@ -1,0 +1,1 @@
+"""Service state (collections, sources, answers) behind one interface."""

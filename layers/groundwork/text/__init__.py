@@ -1,0 +1,1 @@
+"""Text utilities shared by ingestion, retrieval, generation and grounding."""

@@ -1,0 +1,117 @@
+"""POST /v1/chat/completions answers from the default collection with spec-shaped citations."""
+
+import re
+
+from fastapi.testclient import TestClient
+from openai import OpenAI
+
+from tests.conftest import REPO
+
+CITATION_FIELDS = {
+    "cited_text",
+    "cited_text_heading",
+    "document_title",
+    "document_index",
+    "document_author",
+    "document_year",
+    "document_reference",
+    "source_url",
+}
+
+
+def ask(client: TestClient, question: str, **extra: object) -> dict[str, object]:
+    payload = {"model": "groundwork-1", "messages": [{"role": "user", "content": question}]}
+    response = client.post("/v1/chat/completions", json=payload | extra)
+    assert response.status_code == 200, response.text
+    body: dict[str, object] = response.json()
+    return body
+
+
+def test_given_the_docs_when_asked_how_to_run_the_tests_then_the_readme_is_cited(
+    client: TestClient,
+) -> None:
+    body = ask(client, "How do I run the tests?")
+
+    content = body["choices"][0]["message"]["content"]  # type: ignore[index]
+    citations = body["citations"]
+    assert isinstance(citations, list)
+    assert citations
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert any(
+        c["source_url"].startswith("README.md") and " ".join(c["cited_text"].split()) in readme
+        for c in citations
+    )
+    assert "scripts/test.sh" in content
+
+
+def test_given_an_answer_when_rendered_then_markers_and_citations_line_up(
+    client: TestClient,
+) -> None:
+    body = ask(client, "How is an answer cited?")
+
+    content = body["choices"][0]["message"]["content"]  # type: ignore[index]
+    citations = body["citations"]
+    assert isinstance(citations, list)
+    markers = {int(n) for n in re.findall(r"\[(\d+)\]", content)}
+    assert markers == set(range(1, len(citations) + 1))
+    for index, citation in enumerate(citations):
+        assert set(citation) == CITATION_FIELDS
+        assert citation["document_index"] == index
+        assert citation["source_url"]
+    assert body["object"] == "chat.completion"
+    assert body["choices"][0]["finish_reason"] == "stop"  # type: ignore[index]
+    usage = body["usage"]
+    assert isinstance(usage, dict)
+    assert usage["completion_tokens"] > 0
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+
+
+def test_given_text_parts_and_a_system_message_when_asked_then_the_last_user_text_is_answered(
+    client: TestClient,
+) -> None:
+    messages = [
+        {"role": "system", "content": "Answer briefly."},
+        {"role": "user", "content": [{"type": "text", "text": "How do I run the tests?"}]},
+    ]
+    response = client.post(
+        "/v1/chat/completions", json={"model": "groundwork-1", "messages": messages}
+    )
+    assert response.status_code == 200
+    assert "scripts/test.sh" in response.json()["choices"][0]["message"]["content"]
+
+
+def test_given_a_question_the_docs_do_not_cover_when_asked_then_no_citation_is_invented(
+    client: TestClient,
+) -> None:
+    body = ask(client, "Zanzibar quokka xylophone?")
+
+    assert body["citations"] == []
+    assert "could not find" in body["choices"][0]["message"]["content"]  # type: ignore[index]
+
+
+def test_given_an_empty_collection_when_asked_then_nothing_is_cited(client: TestClient) -> None:
+    body = ask(client, "How do I run the tests?", collection="empty")
+
+    assert body["citations"] == []
+
+
+def test_given_the_openai_sdk_when_it_calls_the_service_then_citations_are_readable(
+    client: TestClient,
+) -> None:
+    sdk = OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=client)
+
+    reply = sdk.chat.completions.create(
+        model="groundwork-1",
+        messages=[{"role": "user", "content": "How do I run the tests?"}],
+    )
+
+    assert reply.choices[0].message.content
+    citations = reply.model_extra["citations"]  # type: ignore[index]
+    assert citations[0]["document_index"] == 0
+    assert citations[0]["source_url"].startswith("README.md")
+
+
+def test_health_and_openapi_are_served(client: TestClient) -> None:
+    assert client.get("/health").json()["status"] == "ok"
+    spec = client.get("/openapi.json").json()
+    assert "/v1/chat/completions" in spec["paths"]
