@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -13,6 +14,8 @@ from groundwork.text.terms import terms
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+_FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
 
 NOT_FOUND = "I could not find an answer to this question in the documents."
 
@@ -82,5 +85,6 @@ class ExtractiveComposer(Generator):
 
 def _prose(text: str) -> list[str]:
     """The passage's sentences on one line each; code blocks and fragments are not prose."""
-    sentences = (" ".join(span.text.split()) for span in split_sentences(text))
-    return [s for s in sentences if "```" not in s and len(s.split()) >= 3]
+    prose = _FENCED.sub("\n\n", text)
+    sentences = (" ".join(span.text.split()) for span in split_sentences(prose))
+    return [s for s in sentences if len(s.split()) >= 3]

@@ -1,0 +1,76 @@
+"""The groundwork command: ingest with a summary, ask with citations."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from groundwork.cli.main import main
+from groundwork.settings import get_settings
+
+
+@pytest.fixture(autouse=True)
+def isolated_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GROUNDWORK_BOOTSTRAP_DOCS", "false")
+    get_settings.cache_clear()
+    yield
+    get_settings.cache_clear()
+
+
+def write_docs(folder: Path) -> None:
+    folder.mkdir()
+    (folder / "tides.md").write_text(
+        "---\ntitle: Tide Tables\nauthor: Harbour Office\nyear: 2024\n---\n"
+        "# Tides\n\n## Spring tides\n\nSpring tides happen twice a month, at new and full moon.\n"
+    )
+    (folder / "notes.txt").write_text("Harbour notes\n\nThe harbour opens at six in the morning.\n")
+    (folder / "broken.md").write_bytes(b"\xff\xfe\x00 not utf-8 \xff")
+
+
+def test_given_a_folder_when_ingested_then_good_files_are_indexed_and_the_bad_one_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_docs(tmp_path / "docs")
+
+    code = main(["ingest", str(tmp_path / "docs"), "--collection", "harbour"])
+
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "3 files: 2 added, 0 updated, 0 unchanged, 1 failed" in out
+    assert "broken.md" in err
+    assert "UnicodeDecodeError" in err
+
+
+def test_given_ingested_docs_when_asked_then_the_answer_cites_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_docs(tmp_path / "docs")
+    main(["ingest", str(tmp_path / "docs"), "--collection", "harbour"])
+    capsys.readouterr()
+
+    code = main(["ask", "When do spring tides happen?", "--collection", "harbour"])
+
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Spring tides happen twice a month, at new and full moon. [1]" in out
+    assert "[1] Tide Tables · Spring tides · tides.md#spring-tides" in out
+
+
+def test_given_a_folder_ingested_twice_when_nothing_changed_then_nothing_is_duplicated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_docs(tmp_path / "docs")
+    (tmp_path / "docs" / "broken.md").unlink()
+    main(["ingest", str(tmp_path / "docs"), "--collection", "harbour"])
+
+    main(["ingest", str(tmp_path / "docs"), "--collection", "harbour"])
+
+    assert "2 files: 0 added, 0 updated, 2 unchanged, 0 failed" in capsys.readouterr().out
+
+
+def test_given_a_missing_path_when_ingested_then_it_fails_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ingest", str(tmp_path / "nope"), "--collection", "x"]) == 2
+    assert "does not exist" in capsys.readouterr().err
