@@ -1,1 +1,2 @@
-"""Service state (collections, sources, answers) behind one interface."""
+"""Service state (sources, accounts, conversations, idempotency, cache, quotas) on SQLite or
+DynamoDB; see docs/storage.md."""
