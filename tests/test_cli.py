@@ -39,7 +39,7 @@ def test_given_a_folder_when_ingested_then_good_files_are_indexed_and_the_bad_on
     assert code == 1
     assert "3 files: 2 added, 0 updated, 0 unchanged, 1 failed" in out
     assert "broken.md" in err
-    assert "UnicodeDecodeError" in err
+    assert "binary content in a text file" in err
 
 
 def test_given_ingested_docs_when_asked_then_the_answer_cites_them(

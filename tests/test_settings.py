@@ -32,7 +32,7 @@ def test_given_no_environment_when_settings_load_then_embedded_defaults_apply(
     assert settings.data_dir == Path(".groundwork")
     assert (settings.storage, settings.retrieval, settings.embeddings, settings.generation) == (
         "sqlite",
-        "keyword",
+        "embedded",
         "minilm",
         "extractive",
     )

@@ -1,49 +1,148 @@
-"""Answers a conversation's last question from a collection, with citations."""
+"""Answers a conversation's last question from a collection, with verified citations.
+
+question → retrieval → generation with numbered sources → citation assembly and
+verification → the request's limits. :meth:`AnswerService.stream` is lazy: nothing is
+generated beyond what its consumer pulls, and closing it stops the generator.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Generator as PyGenerator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from groundwork.answer.citations import assemble
-from groundwork.errors import ApiError
-from groundwork.generation.base import GenerationRequest, Turn
+from groundwork.answer.citations import CitationStream
+from groundwork.answer.limits import OutputLimit
+from groundwork.answer.question import last_question, search_query
+from groundwork.answer.verification import LexicalVerifier
+from groundwork.generation.base import GenerationRequest
 from groundwork.retrieval.base import SearchFilter
+from groundwork.text.tokens import count_tokens
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from groundwork.answer.verification import CitationVerifier
     from groundwork.domain.citations import Citation
-    from groundwork.generation.base import Generator
+    from groundwork.generation.base import Generator, Turn
     from groundwork.retrieval.base import Retriever
+
+
+@dataclass(frozen=True)
+class AnswerOptions:
+    """What a request may set besides the conversation; ``quality`` is the search's."""
+
+    tags: list[str] | None = None
+    language: str | None = None
+    quality: Literal["fast", "precise"] = "precise"
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Delta:
+    text: str
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The end of an answer: everything that is only known once the text is complete."""
+
+    finish_reason: Literal["stop", "length"]
+    citations: list[Citation]
+    support_score: float | None
+    completion_tokens: int
 
 
 @dataclass(frozen=True)
 class Answer:
     text: str
     citations: list[Citation]
+    support_score: float | None = None
+    finish_reason: Literal["stop", "length"] = "stop"
+    completion_tokens: int = 0
 
 
 class AnswerService:
-    def __init__(self, retriever: Retriever, generator: Generator, *, k: int) -> None:
+    def __init__(
+        self,
+        retriever: Retriever,
+        generator: Generator,
+        *,
+        k: int,
+        verifier: CitationVerifier | None = None,
+    ) -> None:
         self._retriever = retriever
         self._generator = generator
         self._k = k
+        self._verifier = verifier or LexicalVerifier()
 
-    def answer(self, turns: list[Turn], collection: str) -> Answer:
+    def answer(
+        self, turns: Sequence[Turn], collection: str, options: AnswerOptions | None = None
+    ) -> Answer:
+        text = ""
+        for event in self.stream(turns, collection, options):
+            if isinstance(event, Delta):
+                text += event.text
+            else:
+                return Answer(
+                    text=text,
+                    citations=event.citations,
+                    support_score=event.support_score,
+                    finish_reason=event.finish_reason,
+                    completion_tokens=event.completion_tokens,
+                )
+        raise AssertionError("an answer stream always ends with Finish")
+
+    def stream(
+        self, turns: Sequence[Turn], collection: str, options: AnswerOptions | None = None
+    ) -> PyGenerator[Delta | Finish, None, None]:
+        options = options or AnswerOptions()
         question = last_question(turns)
-        hits = self._retriever.search(question, SearchFilter(collections=[collection]), self._k)
+        query = search_query(turns)
+        where = SearchFilter(collections=[collection], tags=options.tags or None)
+        hits = self._retriever.search(query, where, self._k, quality=options.quality)
         passages = [hit.card for hit in hits]
-        request = GenerationRequest(question=question, passages=passages, history=turns[:-1])
-        text = "".join(self._generator.stream(request))
-        text, citations = assemble(text, passages)
-        return Answer(text=text, citations=citations)
-
-
-def last_question(turns: list[Turn]) -> str:
-    if not turns or turns[-1].role != "user" or not turns[-1].content.strip():
-        raise ApiError(
-            400,
-            "messages.no_question",
-            "The last message must be a non-empty user message: it is the question answered.",
-            param="messages",
+        request = GenerationRequest(
+            question=question,
+            passages=passages,
+            history=list(turns[:-1]),
+            language=options.language,
+            query=query,
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+            stop=options.stop,
         )
-    return turns[-1].content
+        cited = CitationStream(passages, self._verifier)
+        limit = OutputLimit(options.stop, options.max_tokens)
+        sent = ""
+        deltas = self._generator.stream(request)
+        try:
+            for delta in deltas:
+                text = limit.feed(cited.feed(delta))
+                if text:
+                    sent += text
+                    yield Delta(text)
+                if limit.finish_reason is not None:
+                    break
+            else:
+                text = limit.feed(cited.close()) + limit.flush()
+                if text:
+                    sent += text
+                    yield Delta(text)
+        finally:
+            if isinstance(deltas, PyGenerator):
+                deltas.close()
+        yield Finish(
+            finish_reason=limit.finish_reason or "stop",
+            citations=_cited_in(sent, cited.citations),
+            support_score=cited.support_score,
+            completion_tokens=count_tokens(sent),
+        )
+
+
+def _cited_in(text: str, citations: list[Citation]) -> list[Citation]:
+    """The citations whose marker made it into ``text``: all of them unless it was cut short,
+    and, numbering being by first appearance, always the first few."""
+    return [c for c in citations if f"[{c.document_index + 1}]" in text]

@@ -20,15 +20,28 @@ class Turn:
 
 @dataclass(frozen=True)
 class GenerationRequest:
-    """``passages[i]`` is source number ``i + 1``; markers in the output use those numbers."""
+    """``passages[i]`` is source number ``i + 1``; markers in the output use those numbers.
+
+    ``query`` is what retrieval searched with: the question, plus the previous question's
+    words when the question is a short follow-up. The sampling fields are hints a model
+    honours; the answer pipeline enforces ``max_tokens`` and ``stop`` on the text itself.
+    """
 
     question: str
     passages: list[Card]
     history: list[Turn] = field(default_factory=list)
     language: str | None = None
+    query: str = ""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
 
 
 class Generator(ABC):
     @abstractmethod
     def stream(self, request: GenerationRequest) -> Iterator[str]:
-        """Text deltas of the answer, in order; markers ``[n]`` cite ``request.passages[n-1]``."""
+        """Text deltas of the answer, in order; markers ``[n]`` cite ``request.passages[n-1]``.
+
+        Implementations generate lazily: a consumer that stops iterating (and closes the
+        iterator) stops the generation.
+        """

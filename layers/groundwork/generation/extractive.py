@@ -50,7 +50,7 @@ class ExtractiveComposer(Generator):
             yield ("" if i == 0 else " ") + f"{candidate.text} [{candidate.passage + 1}]"
 
     def _select(self, request: GenerationRequest) -> list[_Candidate]:
-        wanted = set(terms(request.question))
+        wanted = set(terms(request.query or request.question))
         if not wanted:
             return []
         sentences = [

@@ -1,12 +1,19 @@
-"""OpenAI-compatible chat completions with a ``citations`` array."""
+"""OpenAI-compatible chat completions with ``citations``, answered whole or streamed (SSE)."""
 
 from __future__ import annotations
 
+import json
+import logging
 import time
 import uuid
+from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter
+import anyio
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
+from groundwork.answer.service import AnswerOptions, Delta, Finish
 from groundwork.api.dependencies import AnswerServiceDep, SettingsDep  # noqa: TC001
 from groundwork.api.schemas.completions import (
     ChatCompletion,
@@ -15,31 +22,136 @@ from groundwork.api.schemas.completions import (
     ResponseMessage,
     Usage,
 )
+from groundwork.errors import ApiError
 from groundwork.generation.base import Turn
 from groundwork.text.tokens import count_tokens
 
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Generator
+
+    from fastapi import Response
+
+logger = logging.getLogger(__name__)
+
 router = APIRouter(prefix="/v1", tags=["chat completions"])
 
+_STREAM_DOC = (
+    "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
+    "chunk (empty `delta`, `finish_reason`) carries `citations` and `support_score`."
+)
 
-@router.post("/chat/completions", response_model=ChatCompletion)
-def create_chat_completion(
-    body: ChatCompletionRequest, service: AnswerServiceDep, settings: SettingsDep
-) -> ChatCompletion:
+
+@router.post(
+    "/chat/completions",
+    response_model=ChatCompletion,
+    responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
+)
+async def create_chat_completion(
+    body: ChatCompletionRequest, request: Request, service: AnswerServiceDep, settings: SettingsDep
+) -> ChatCompletion | Response:
+    if body.n not in (None, 1):
+        raise ApiError(
+            400, "n.unsupported", "One answer is generated per request: `n` must be 1.", param="n"
+        )
     turns = [Turn("system" if m.role == "developer" else m.role, m.text()) for m in body.messages]
-    answer = service.answer(turns, body.collection or settings.default_collection)
+    collection = body.collection or settings.default_collection
+    options = AnswerOptions(
+        tags=body.tags,
+        language=None if body.language in (None, "auto") else body.language,
+        quality=body.quality,
+        temperature=body.temperature,
+        max_tokens=body.max_completion_tokens or body.max_tokens,
+        stop=body.stop_sequences(),
+    )
     prompt_tokens = count_tokens(*(t.content for t in turns))
-    completion_tokens = count_tokens(answer.text)
-    return ChatCompletion(
-        id=f"chatcmpl-{uuid.uuid4().hex}",
-        created=int(time.time()),
-        model=body.model,
-        choices=[
-            Choice(index=0, message=ResponseMessage(content=answer.text), finish_reason="stop")
-        ],
-        usage=Usage(
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            total_tokens=prompt_tokens + completion_tokens,
-        ),
-        citations=answer.citations,
+    completion_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+    if not body.stream:
+        answer = await run_in_threadpool(service.answer, turns, collection, options)
+        return ChatCompletion(
+            id=completion_id,
+            created=created,
+            model=body.model,
+            choices=[
+                Choice(
+                    index=0,
+                    message=ResponseMessage(content=answer.text),
+                    finish_reason=answer.finish_reason,
+                )
+            ],
+            usage=_usage(prompt_tokens, answer.completion_tokens),
+            citations=answer.citations,
+            support_score=answer.support_score,
+        )
+    events = service.stream(turns, collection, options)
+    # The first event is pulled before the response starts, so that a bad request or an
+    # unreachable model is still an HTTP error, not a stream that fails at once.
+    first = await run_in_threadpool(next, events)
+    include_usage = bool(body.stream_options and body.stream_options.include_usage)
+    head = {
+        "id": completion_id,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": body.model,
+    }
+    return StreamingResponse(
+        _sse(request, events, first, head, prompt_tokens if include_usage else None),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+async def _sse(
+    request: Request,
+    events: Generator[Delta | Finish, None, None],
+    event: Delta | Finish | None,
+    head: dict[str, Any],
+    prompt_tokens: int | None,
+) -> AsyncIterator[str]:
+    """Chunks as ``data:`` lines; a failure ends the stream with an ``error`` chunk."""
+    try:
+        yield _data(head | {"choices": [_choice({"role": "assistant", "content": ""})]})
+        while event is not None:
+            if isinstance(event, Delta):
+                yield _data(head | {"choices": [_choice({"content": event.text})]})
+            else:
+                yield _data(
+                    head
+                    | {
+                        "choices": [_choice({}, event.finish_reason)],
+                        "citations": [c.model_dump() for c in event.citations],
+                        "support_score": event.support_score,
+                    }
+                )
+                if prompt_tokens is not None:
+                    usage = _usage(prompt_tokens, event.completion_tokens)
+                    yield _data(head | {"choices": [], "usage": usage.model_dump()})
+                break
+            if await request.is_disconnected():
+                return
+            event = await run_in_threadpool(next, events, None)
+    except ApiError as error:
+        yield _data(error.body())
+    except Exception:
+        logger.exception("chat completion stream failed")
+        yield _data(ApiError(500, "internal.error", "The answer failed mid-stream.").body())
+    finally:
+        # Closing the pipeline closes the generator: a model stops generating.
+        with anyio.CancelScope(shield=True):
+            await run_in_threadpool(events.close)
+    yield "data: [DONE]\n\n"
+
+
+def _choice(delta: dict[str, str], finish_reason: str | None = None) -> dict[str, Any]:
+    return {"index": 0, "delta": delta, "finish_reason": finish_reason}
+
+
+def _data(payload: dict[str, Any]) -> str:
+    return f"data: {json.dumps(payload, ensure_ascii=False, separators=(',', ':'))}\n\n"
+
+
+def _usage(prompt_tokens: int, completion_tokens: int) -> Usage:
+    return Usage(
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=prompt_tokens + completion_tokens,
     )

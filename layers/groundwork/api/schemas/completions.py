@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,14 +26,46 @@ class ChatMessage(BaseModel):
         return self.content or ""
 
 
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    include_usage: bool = Field(False, description="Send a usage chunk before `[DONE]`.")
+
+
 class ChatCompletionRequest(BaseModel):
-    """OpenAI fields clients send; unknown fields are accepted and ignored, as OpenAI does."""
+    """OpenAI fields clients send; unknown fields are accepted and ignored, as OpenAI does.
+
+    ``collection``, ``tags``, ``language`` and ``quality`` are Groundwork's extensions; the
+    SDK sends them through ``extra_body``.
+    """
 
     model_config = ConfigDict(extra="allow")
 
     model: str = Field(..., min_length=1)
     messages: list[ChatMessage] = Field(..., min_length=1)
+    stream: bool | None = False
+    stream_options: StreamOptions | None = None
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1, description="Deprecated by OpenAI; still honoured.")
+    max_completion_tokens: int | None = Field(None, ge=1)
+    stop: str | Annotated[list[str], Field(max_length=4)] | None = Field(
+        None, description="Up to 4 sequences that end the text."
+    )
+    user: str | None = None
+    n: int | None = Field(None, description="Only 1 is supported.")
     collection: str | None = Field(None, min_length=1, max_length=128)
+    tags: list[str] | None = Field(None, description="Answer only from documents with a tag.")
+    language: str | None = Field(
+        None, description="ISO 639-1 code of the answer's language; `auto` or none: the question's."
+    )
+    quality: Literal["fast", "precise"] = Field(
+        "precise", description="`fast`: keyword search only; `precise`: hybrid search, reranked."
+    )
+
+    def stop_sequences(self) -> tuple[str, ...]:
+        if self.stop is None:
+            return ()
+        return (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
 
 
 class ResponseMessage(BaseModel):
@@ -61,3 +93,8 @@ class ChatCompletion(BaseModel):
     choices: list[Choice]
     usage: Usage
     citations: list[Citation]
+    support_score: float | None = Field(
+        None,
+        description="0–1: how well the retrieved passages support the answer's sentences "
+        "(null when nothing was retrieved).",
+    )

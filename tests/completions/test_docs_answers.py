@@ -1,22 +1,12 @@
-"""POST /v1/chat/completions answers from the default collection with spec-shaped citations."""
+"""POST /v1/chat/completions answers from the default collection (this repository's docs)."""
 
 import re
 
 from fastapi.testclient import TestClient
 from openai import OpenAI
 
+from tests.completions.conftest import CITATION_FIELDS
 from tests.conftest import REPO
-
-CITATION_FIELDS = {
-    "cited_text",
-    "cited_text_heading",
-    "document_title",
-    "document_index",
-    "document_author",
-    "document_year",
-    "document_reference",
-    "source_url",
-}
 
 
 def ask(client: TestClient, question: str, **extra: object) -> dict[str, object]:
@@ -28,9 +18,9 @@ def ask(client: TestClient, question: str, **extra: object) -> dict[str, object]
 
 
 def test_given_the_docs_when_asked_how_to_run_the_tests_then_the_readme_is_cited(
-    client: TestClient,
+    docs_client: TestClient,
 ) -> None:
-    body = ask(client, "How do I run the tests?")
+    body = ask(docs_client, "How do I run the tests?")
 
     content = body["choices"][0]["message"]["content"]  # type: ignore[index]
     citations = body["citations"]
@@ -45,9 +35,9 @@ def test_given_the_docs_when_asked_how_to_run_the_tests_then_the_readme_is_cited
 
 
 def test_given_an_answer_when_rendered_then_markers_and_citations_line_up(
-    client: TestClient,
+    docs_client: TestClient,
 ) -> None:
-    body = ask(client, "How is an answer cited?")
+    body = ask(docs_client, "How is an answer cited?")
 
     content = body["choices"][0]["message"]["content"]  # type: ignore[index]
     citations = body["citations"]
@@ -67,13 +57,13 @@ def test_given_an_answer_when_rendered_then_markers_and_citations_line_up(
 
 
 def test_given_text_parts_and_a_system_message_when_asked_then_the_last_user_text_is_answered(
-    client: TestClient,
+    docs_client: TestClient,
 ) -> None:
     messages = [
         {"role": "system", "content": "Answer briefly."},
         {"role": "user", "content": [{"type": "text", "text": "How do I run the tests?"}]},
     ]
-    response = client.post(
+    response = docs_client.post(
         "/v1/chat/completions", json={"model": "groundwork-1", "messages": messages}
     )
     assert response.status_code == 200
@@ -81,24 +71,26 @@ def test_given_text_parts_and_a_system_message_when_asked_then_the_last_user_tex
 
 
 def test_given_a_question_the_docs_do_not_cover_when_asked_then_no_citation_is_invented(
-    client: TestClient,
+    docs_client: TestClient,
 ) -> None:
-    body = ask(client, "Zanzibar quokka xylophone?")
+    body = ask(docs_client, "Zanzibar quokka xylophone?")
 
     assert body["citations"] == []
     assert "could not find" in body["choices"][0]["message"]["content"]  # type: ignore[index]
 
 
-def test_given_an_empty_collection_when_asked_then_nothing_is_cited(client: TestClient) -> None:
-    body = ask(client, "How do I run the tests?", collection="empty")
+def test_given_an_empty_collection_when_asked_then_nothing_is_cited(
+    docs_client: TestClient,
+) -> None:
+    body = ask(docs_client, "How do I run the tests?", collection="empty")
 
     assert body["citations"] == []
 
 
 def test_given_the_openai_sdk_when_it_calls_the_service_then_citations_are_readable(
-    client: TestClient,
+    docs_client: TestClient,
 ) -> None:
-    sdk = OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=client)
+    sdk = OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=docs_client)
 
     reply = sdk.chat.completions.create(
         model="groundwork-1",
@@ -111,7 +103,7 @@ def test_given_the_openai_sdk_when_it_calls_the_service_then_citations_are_reada
     assert citations[0]["source_url"].startswith("README.md")
 
 
-def test_health_and_openapi_are_served(client: TestClient) -> None:
-    assert client.get("/health").json()["status"] == "ok"
-    spec = client.get("/openapi.json").json()
+def test_health_and_openapi_are_served(docs_client: TestClient) -> None:
+    assert docs_client.get("/health").json()["status"] == "ok"
+    spec = docs_client.get("/openapi.json").json()
     assert "/v1/chat/completions" in spec["paths"]
