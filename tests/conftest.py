@@ -17,8 +17,8 @@ SHARED = REPO.parent / "shared"
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    """Embedded defaults in a fresh data directory, seeded from this repository's docs."""
-    return Settings(data_dir=tmp_path / "data", docs_dir=REPO)
+    """Embedded defaults in a fresh, empty data directory."""
+    return Settings(data_dir=tmp_path / "data", bootstrap_docs=False)
 
 
 @pytest.fixture
