@@ -1,0 +1,120 @@
+"""Grounding latency, single process: p50/p95 of one check at a typical and at the maximum size.
+
+Typical: 5 claims against 20 facts of 1,000 characters. Maximum: a 4096-token candidate against
+200 facts of 10,000 characters (the spec's limits). Texts are real: WiCE claims and the web
+pages they cite. The first call is timed in a fresh state, imports and verifier set-up included.
+
+    .venv/bin/python bench/grounding_latency.py [--runs 30]
+"""
+
+from __future__ import annotations
+
+import time
+
+_STARTED = time.perf_counter()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from groundwork.grounding.factory import get_verifier  # noqa: E402
+from groundwork.grounding.model import MAX_CANDIDATE_TOKENS, CheckRequest, Fact  # noqa: E402
+from groundwork.grounding.service import check, count_spec_tokens  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "wice_claim_dev.jsonl"
+
+
+def _facts(sentences: list[str], count: int, size: int) -> list[Fact]:
+    facts: list[Fact] = []
+    stream = iter(sentences * (1 + count * size // max(1, sum(map(len, sentences)))))
+    for _ in range(count):
+        text = ""
+        for sentence in stream:
+            if len(text) + len(sentence) + 1 > size:
+                break
+            text = f"{text} {sentence}" if text else sentence
+        facts.append(Fact(text, {"title": f"Page {len(facts)}"}))
+    return facts
+
+
+def _candidate(claims: list[str], max_tokens: int) -> str:
+    parts: list[str] = []
+    tokens = 0
+    for claim in claims * 100:
+        n = count_spec_tokens(claim)
+        if tokens + n > max_tokens:
+            break
+        parts.append(claim)
+        tokens += n
+    return " ".join(parts)
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    samples = sorted(samples)
+    return statistics.median(samples), samples[max(0, round(0.95 * len(samples)) - 1)]
+
+
+def _time(request: CheckRequest, runs: int) -> tuple[float, float, float, float]:
+    """Wall-clock and CPU p50/p95 in ms; on a shared machine CPU time is what a quiet one sees."""
+    verifier = get_verifier()
+    wall, cpu = [], []
+    for _ in range(runs):
+        started, cpu_started = time.perf_counter(), time.process_time()
+        check(request, verifier)
+        wall.append(1000 * (time.perf_counter() - started))
+        cpu.append(1000 * (time.process_time() - cpu_started))
+    return (*_percentiles(wall), *_percentiles(cpu))
+
+
+def _reference_loop() -> tuple[float, float]:
+    """Wall and CPU seconds of 10 million additions: how fast this machine is just now."""
+    started, cpu_started = time.perf_counter(), time.process_time()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.perf_counter() - started, time.process_time() - cpu_started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    claims = [row["claim"] for row in rows]
+    sentences = [s for row in rows for s in row["evidence"]]
+    typical = CheckRequest(" ".join(claims[:5]), _facts(sentences, 20, 1_000))
+    largest = CheckRequest(_candidate(claims, MAX_CANDIDATE_TOKENS), _facts(sentences, 200, 10_000))
+
+    check(typical, get_verifier())
+    first_call = 1000 * (time.perf_counter() - _STARTED)
+    # Words never seen before are stemmed once per process: time that first pass on its own.
+    started = time.perf_counter()
+    check(largest, get_verifier())
+    first_largest = 1000 * (time.perf_counter() - started)
+    print("| size | claims | fact characters | p50 ms | p95 ms | CPU p50 ms | CPU p95 ms | runs |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, request, runs in (
+        ("typical", typical, args.runs),
+        ("maximum", largest, max(10, args.runs // 2)),
+    ):
+        p50, p95, cpu50, cpu95 = _time(request, runs)
+        chars = sum(len(f.text) for f in request.facts)
+        n_claims = len(check(request, get_verifier()).claims)
+        print(
+            f"| {name} | {n_claims} | {chars:,} | {p50:.1f} | {p95:.1f} | {cpu50:.1f} | "
+            f"{cpu95:.1f} | {runs} |"
+        )
+    wall, cpu = _reference_loop()
+    print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"reference loop (10 million additions): wall {wall:.2f} s, CPU {cpu:.2f} s "
+        "(compare runs by it)"
+    )
+    print(f"first call, imports and verifier set-up included: {first_call:.0f} ms")
+    print(f"first call at the maximum size, its 200 facts' words new: {first_largest:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
