@@ -7,7 +7,7 @@ composer and the embedded defaults. Prints, over the questions:
 - retrieval recall: the gold card is among the passages the composer read;
 - gold cited: a citation of the answer is the gold card (and: the first citation is);
 - citation precision: the share of the generator's cited sentences whose cited passage the
-  lexical verifier supports, as written (raw) and after verification moved or removed markers;
+  grounding engine supports, as written (raw) and after verification moved or removed markers;
 - the mean support score of the answers.
 
     .venv/bin/python -m bench.answer_quality [--limit N] [--quality fast|precise] [--data-dir DIR]
@@ -25,10 +25,11 @@ from typing import Any
 
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.service import AnswerOptions, AnswerService
-from groundwork.answer.verification import LexicalVerifier
+from groundwork.answer.verification import GroundedVerifier
 from groundwork.domain.cards import Card, Hit
 from groundwork.generation.base import GenerationRequest, Turn
 from groundwork.generation.extractive import ExtractiveComposer
+from groundwork.grounding.heuristic import HeuristicVerifier
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
@@ -100,7 +101,7 @@ def build(settings: Settings, cards: list[Card]) -> float:
 def raw_precision(question: str, passages: list[Card]) -> tuple[int, int]:
     """Cited sentences as the composer wrote them, and how many the verifier supports."""
     request = GenerationRequest(question=question, passages=passages, query=question)
-    stream = CitationStream(passages, LexicalVerifier())
+    stream = CitationStream(passages, GroundedVerifier(HeuristicVerifier()))
     for delta in ExtractiveComposer().stream(request):
         stream.feed(delta)
     stream.close()
@@ -109,7 +110,7 @@ def raw_precision(question: str, passages: list[Card]) -> tuple[int, int]:
 
 def final_precision(text: str, cited: list[Card]) -> tuple[int, int]:
     """Re-check the delivered answer: ``[m]`` names ``cited[m-1]``."""
-    stream = CitationStream(cited, LexicalVerifier())
+    stream = CitationStream(cited, GroundedVerifier(HeuristicVerifier()))
     stream.feed(text)
     stream.close()
     return stream.cited_sentences, stream.supported_sentences

@@ -7,9 +7,10 @@ import pytest
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.limits import OutputLimit
 from groundwork.answer.question import search_query
-from groundwork.answer.verification import LexicalVerifier, Verdict
+from groundwork.answer.verification import GroundedVerifier, Verdict
 from groundwork.errors import ApiError
 from groundwork.generation.base import Turn
+from groundwork.grounding.heuristic import HeuristicVerifier
 from tests.completions.conftest import catechism_cards
 
 PASSAGES = catechism_cards()  # [1] God made us. [2] ...happiness... [3] Prayer ... [4] seven ...
@@ -17,7 +18,7 @@ PASSAGES = catechism_cards()  # [1] God made us. [2] ...happiness... [3] Prayer 
 
 def run(text: str, size: int) -> tuple[list[str], str, CitationStream]:
     """Feed ``text`` in pieces of ``size`` characters; the deltas sent and their sum."""
-    stream = CitationStream(PASSAGES, LexicalVerifier())
+    stream = CitationStream(PASSAGES, GroundedVerifier(HeuristicVerifier()))
     sent = [stream.feed(text[i : i + size]) for i in range(0, len(text), size)]
     sent.append(stream.close())
     return sent, "".join(sent), stream
@@ -47,7 +48,7 @@ def test_given_markers_when_streamed_in_any_pieces_then_they_are_renumbered_by_f
 
 
 def test_given_text_without_markers_when_streamed_then_it_flows_at_once() -> None:
-    stream = CitationStream(PASSAGES, LexicalVerifier())
+    stream = CitationStream(PASSAGES, GroundedVerifier(HeuristicVerifier()))
 
     assert stream.feed("God made") == "God made"
     assert stream.feed(" us") == " us"
@@ -89,11 +90,13 @@ def test_given_a_list_item_without_full_stop_then_its_marker_stays_with_it() -> 
     assert stream.supported_sentences == 2
 
 
-def test_given_a_wrong_number_then_the_lexical_verifier_does_not_support_it() -> None:
-    verifier = LexicalVerifier()
+def test_given_a_wrong_number_then_the_grounded_verifier_does_not_support_it() -> None:
+    verifier = GroundedVerifier(HeuristicVerifier())
 
     assert verifier.verify("There are seven sacraments.", PASSAGES).supporting == (3,)
-    assert verifier.verify("There are 7 sacraments.", PASSAGES).supporting == ()
+    assert verifier.verify("There are 7 sacraments.", PASSAGES).supporting == (3,)
+    assert verifier.verify("There are eight sacraments.", PASSAGES).supporting == ()
+    assert verifier.verify("There are 8 sacraments.", PASSAGES).supporting == ()
     assert verifier.verify("Here it is.", PASSAGES) == Verdict(0.0, (), checkable=False)
 
 

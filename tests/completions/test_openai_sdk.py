@@ -35,7 +35,7 @@ def test_given_the_sync_sdk_when_not_streaming_then_citations_are_a_top_level_fi
     citations = reply.model_extra["citations"]  # type: ignore[index]
     assert citations == reply.citations  # type: ignore[attr-defined]
     assert citations[0]["document_reference"] == "3"
-    assert reply.model_extra["support_score"] == 1.0  # type: ignore[index]
+    assert reply.model_extra["support_score"] >= 0.95  # type: ignore[index]
     assert reply.usage is not None
     assert reply.usage.completion_tokens > 0
 

@@ -217,7 +217,7 @@ def test_given_the_openai_provider_configured_when_asked_then_its_markers_become
         "Prayer is the lifting up of our minds and hearts to God [1]."
     )
     assert body["citations"][0]["document_reference"] == "3"
-    assert body["support_score"] == 1.0
+    assert body["support_score"] >= 0.95
 
 
 def bedrock_client() -> Any:

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Literal
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.limits import OutputLimit
 from groundwork.answer.question import last_question, search_query
-from groundwork.answer.verification import LexicalVerifier
+from groundwork.answer.verification import GroundedVerifier
 from groundwork.generation.base import GenerationRequest
+from groundwork.grounding.factory import get_verifier
 from groundwork.retrieval.base import SearchFilter
 from groundwork.text.tokens import count_tokens
 
@@ -76,7 +77,7 @@ class AnswerService:
         self._retriever = retriever
         self._generator = generator
         self._k = k
-        self._verifier = verifier or LexicalVerifier()
+        self._verifier = verifier or GroundedVerifier(get_verifier())
 
     def answer(
         self, turns: Sequence[Turn], collection: str, options: AnswerOptions | None = None

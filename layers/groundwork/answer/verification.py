@@ -1,24 +1,26 @@
 """The verification hook: does a passage support a sentence of the answer?
 
 The answer pipeline asks a :class:`CitationVerifier` about every sentence it writes and moves
-or removes markers by the verdict. :class:`LexicalVerifier` is the built-in one; a grounding
-engine plugs in behind the same protocol.
+or removes markers by the verdict. :class:`GroundedVerifier` puts the grounding engine behind
+that protocol.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from groundwork.text.terms import terms
+from groundwork.grounding.base import Passage
+from groundwork.grounding.claims import check_required
+from groundwork.grounding.evidence import build_evidence
+from groundwork.grounding.model import DEFAULT_CITATION_THRESHOLD, Fact
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from groundwork.domain.cards import Card
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+    from groundwork.grounding.base import Verifier
+    from groundwork.grounding.evidence import Evidence
 
 
 @dataclass(frozen=True)
@@ -40,30 +42,43 @@ class CitationVerifier(Protocol):
         """Judge ``sentence`` (markers removed) against every passage."""
 
 
-class LexicalVerifier:
-    """Support is content-word coverage: the share of the sentence's terms the passage has.
+class GroundedVerifier:
+    """The grounding engine of check grounding judges every sentence of our own answers.
 
-    The passage's heading and title count as part of it, every number of the sentence must
-    appear in the passage (a wrong year is not supported), and a passage supports the
-    sentence when it covers at least ``threshold`` of its terms.
+    Each passage is a fact whose title, heading and author are its attributes; the sentence is
+    one claim. A passage supports the sentence when one of its sentence windows (alone, or with
+    a window of another passage) reaches ``threshold``, the check-grounding default for
+    citations, so a chat citation means what a check-grounding citation means.
     """
 
-    def __init__(self, threshold: float = 0.6) -> None:
+    def __init__(self, verifier: Verifier, threshold: float = DEFAULT_CITATION_THRESHOLD) -> None:
+        self._verifier = verifier
         self._threshold = threshold
+        self._facts: tuple[Sequence[Card], Evidence] | None = None
 
     def verify(self, sentence: str, passages: Sequence[Card]) -> Verdict:
-        wanted = set(terms(sentence))
-        if not wanted:
+        if not check_required(sentence):
             return Verdict(score=0.0, supporting=(), checkable=False)
-        numbers = set(_NUMBER.findall(sentence))
-        scores: list[tuple[float, int]] = []
-        for index, card in enumerate(passages):
-            text = " ".join(filter(None, (card.text, card.heading, card.title)))
-            if not numbers <= set(_NUMBER.findall(text)):
-                continue
-            coverage = len(wanted & set(terms(text))) / len(wanted)
-            scores.append((coverage, index))
-        scores.sort(key=lambda pair: (-pair[0], pair[1]))
-        best = scores[0][0] if scores else 0.0
-        supporting = tuple(index for score, index in scores if score >= self._threshold)
-        return Verdict(score=best, supporting=supporting)
+        evidence = self._evidence(passages)
+        windows = [Passage(w.text, evidence.attributes[w.source]) for w in evidence.windows]
+        if not windows:
+            return Verdict(score=0.0, supporting=())
+        (support,) = self._verifier.verify([sentence], windows)
+        supporting: list[int] = []
+        for window in support.cited(self._threshold):
+            source = evidence.windows[window].source
+            if source not in supporting:
+                supporting.append(source)
+        return Verdict(score=support.score, supporting=tuple(supporting))
+
+    def _evidence(self, passages: Sequence[Card]) -> Evidence:
+        # An answer's sentences are all checked against the same passages: cut them once.
+        if self._facts is None or self._facts[0] is not passages:
+            facts = [Fact(card.text, _attributes(card)) for card in passages]
+            self._facts = (passages, build_evidence(facts))
+        return self._facts[1]
+
+
+def _attributes(card: Card) -> dict[str, str]:
+    named = {"title": card.title, "heading": card.heading, "author": card.author}
+    return {key: value for key, value in named.items() if value}
