@@ -1,0 +1,131 @@
+// Ask: a question with its scope, answered by POST /v1/chat as a stream.
+
+import { apiKey, streamChat } from "./api.js";
+import { el, renderAnswer } from "./answer.js";
+import { remember } from "./conversations.js";
+
+const $ = (id) => document.getElementById(id);
+
+const list = (value) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+let conversationId = null;
+
+function request(question) {
+  const collections = list($("ask-collections").value);
+  const tags = list($("ask-tags").value);
+  const start = $("ask-period-start").value.trim();
+  const end = $("ask-period-end").value.trim();
+  const scope = {
+    collections: collections.length ? collections : null,
+    source_id: $("ask-source").value.trim() || null,
+    tags: tags.length ? tags : null,
+    period: start || end ? { start: start || null, end: end || null } : null,
+  };
+  return {
+    messages: [{ role: "user", content: question }],
+    scope,
+    quality: document.querySelector("input[name=quality]:checked").value,
+    language: $("ask-language").value,
+    origin: "web",
+    ...(conversationId ? { conversation_id: conversationId } : {}),
+  };
+}
+
+// An idempotency key per question; crypto.randomUUID exists only on https and localhost.
+function requestId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `web-${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+// Streams one answer into `target`; resolves with the done payload (or null on failure,
+// shown in `errorBox`). Shared with the conversation view's edit and regenerate.
+export async function streamInto(target, body, errorBox) {
+  errorBox.hidden = true;
+  if (!apiKey()) {
+    errorBox.textContent = "Native chat needs an API key: enter it at the top of the page.";
+    errorBox.hidden = false;
+    return null;
+  }
+  const answer = el("p", { class: "answer streaming" });
+  target.replaceChildren(answer);
+  target.setAttribute("aria-busy", "true");
+  try {
+    return await streamChat({ ...body, request_id: requestId() }, (text) => {
+      answer.textContent += text;
+    });
+  } catch (failure) {
+    errorBox.textContent = failure.code ? `${failure.message} (${failure.code})` : failure.message;
+    errorBox.hidden = false;
+    return null;
+  } finally {
+    target.setAttribute("aria-busy", "false");
+  }
+}
+
+export function showDone(target, done, onFresh) {
+  const body = el("div", { class: "answer-body" });
+  const scored = renderAnswer(body, done.text, done.citations);
+  const meta = el(
+    "p",
+    { class: "meta" },
+    done.support_score === null ? "" : `Support ${done.support_score.toFixed(2)} · `,
+    done.quality,
+    done.language ? ` · ${done.language}` : "",
+  );
+  target.replaceChildren(body, meta);
+  if (done.cached) {
+    target.append(
+      el(
+        "p",
+        { class: "cached", role: "status" },
+        "This answer came from the cache. ",
+        el("button", { type: "button", class: "fresh", onclick: onFresh }, "Get a fresh answer"),
+      ),
+    );
+  }
+  return scored;
+}
+
+async function ask(body) {
+  const result = $("ask-result");
+  const submit = $("ask-submit");
+  result.hidden = false;
+  submit.disabled = true;
+  const question = body.messages.at(-1).content;
+  const heading = el("h2", {}, question);
+  const answer = el("div");
+  result.replaceChildren(heading, answer);
+  const done = await streamInto(answer, body, $("ask-error"));
+  submit.disabled = false;
+  if (!done) return;
+  conversationId = done.conversation_id;
+  $("ask-conversation").textContent = `In conversation ${conversationId}`;
+  remember(conversationId, question);
+  const fresh = () =>
+    ask({ ...body, bypass_cache: true, version_of: done.question_id, conversation_id: conversationId });
+  await showDone(answer, done, fresh);
+}
+
+export function setupAsk() {
+  $("ask-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const question = $("ask-question").value.trim();
+    if (question) ask(request(question));
+  });
+  $("ask-question").addEventListener("keydown", (event) => {
+    // Ctrl+Enter (⌘+Enter) asks, as in most chat boxes; Enter alone adds a line.
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      $("ask-form").requestSubmit();
+    }
+  });
+  $("ask-new").addEventListener("click", () => {
+    conversationId = null;
+    $("ask-conversation").textContent = "A new conversation starts with the next question.";
+    $("ask-result").hidden = true;
+  });
+}

@@ -1,0 +1,163 @@
+"""The app on a real port over a tiny collection, and headless Chromium to drive the page.
+
+Chromium is Debian's (``/usr/bin/chromium``); ``scripts/test.sh`` installs it when it can.
+Screenshots go to ``tests/out/``, and into ``docs/images/`` with
+``GROUNDWORK_UPDATE_SCREENSHOTS=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from groundwork.api.app import create_app
+from groundwork.domain.cards import Card
+from groundwork.retrieval.factory import get_retriever
+from groundwork.settings import Settings
+from groundwork.storage.factory import get_stores
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / "tests" / "out"
+DOCS_IMAGES = REPO / "docs" / "images"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: The docs' screenshots are this wide; the narrow one shows the phone layout.
+WIDE = {"width": 1000, "height": 760}
+
+CATECHISM = [
+    ("1", "Who made us?", "God made us."),
+    ("3", "What is prayer?", "Prayer is the lifting up of our minds and hearts to God."),
+    (
+        "152",
+        "How many sacraments are there?",
+        "There are seven sacraments: Baptism, Confirmation, Holy Eucharist, Penance, "
+        "Anointing of the Sick, Holy Orders, and Matrimony.",
+    ),
+    (
+        "154",
+        "What is Baptism?",
+        "Baptism is the sacrament that gives our souls the new life of sanctifying grace.",
+    ),
+]
+
+
+def chromium_path() -> str | None:
+    found = Path("/usr/bin/chromium")
+    return str(found) if found.is_file() else shutil.which("chromium")
+
+
+@dataclass
+class Site:
+    url: str
+    key: str
+
+
+def _seed(settings: Settings) -> str:
+    get_retriever(settings).upsert(
+        [
+            Card(
+                id=f"catechism-{reference}",
+                collection="catechism",
+                source_id="baltimore",
+                text=answer,
+                heading=question,
+                reference=reference,
+                title="Baltimore Catechism",
+                author="Third Plenary Council of Baltimore",
+                year="1885",
+                url=f"https://example.org/catechism#{reference}",
+                tags=["sacraments"] if "sacrament" in answer else [],
+                position=n,
+            )
+            for n, (reference, question, answer) in enumerate(CATECHISM)
+        ]
+    )
+    accounts = get_stores(settings).accounts
+    accounts.create_user("reader", "Reader")
+    accounts.create_collection("catechism")
+    accounts.grant("reader", "catechism")
+    return accounts.issue_api_key("reader")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("web") / "data", bootstrap_docs=False, retrieval="keyword"
+    )
+    key = _seed(settings)
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the app did not start under uvicorn")
+        time.sleep(0.05)
+    yield Site(f"http://127.0.0.1:{port}", key)
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip(
+            "no chromium binary: install Debian's `chromium` (scripts/test.sh does, as root)"
+        )
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=LAUNCH_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, site: Site) -> Iterator[Page]:
+    context = browser.new_context(viewport=WIDE)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.set_default_timeout(10_000)
+    opened.goto(site.url + "/")
+    opened.wait_for_selector("body[data-ready=true]")
+    yield opened
+    context.close()
+    assert not errors, f"the page threw: {errors}"
+
+
+def screenshot(page: Page, name: str) -> Path:
+    """Saves ``name``.png in tests/out/, and in docs/images/ when updating the docs."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    if os.environ.get("GROUNDWORK_UPDATE_SCREENSHOTS") == "1":
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS_IMAGES / path.name)
+    return path
