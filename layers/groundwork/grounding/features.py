@@ -26,9 +26,7 @@ _NUMBER_WORDS = {
      "ninety": "90", "hundred": "100", "first": "1", "second": "2", "third": "3", "fourth": "4",
      "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
      "twice": "2", "once": "1", "dozen": "12"}  # fmt: skip
-_NEGATIONS = frozenset(
-    "not no never none nobody nothing neither nor cannot without nowhere".split()
-)
+NEGATIONS = frozenset("not no never none nobody nothing neither nor cannot without nowhere".split())
 # Words that say who asserts rather than what is asserted ("Wikipedia cites that ..."), and
 # fillers that carry little of a claim's content; they count for less than content words.
 _LIGHT = frozenset(
@@ -88,7 +86,7 @@ def analyse(text: str) -> Features:
     negated = False
     for position, token in enumerate(tokens(text)):
         lower = token.lower()
-        if lower in _NEGATIONS or lower.endswith(("n't", "n’t")):
+        if lower in NEGATIONS or lower.endswith(("n't", "n’t")):
             negated = True
             continue
         key = normal(lower)

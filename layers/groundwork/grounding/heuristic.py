@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from groundwork.grounding.base import Passage, Support, Verifier
-from groundwork.grounding.features import Features, analyse, normal, tokens
+from groundwork.grounding.features import NEGATIONS, Features, analyse, normal, tokens
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     import numpy.typing as npt
 
-_NEGATION_WORDS = frozenset("not no never none nobody nothing neither nor cannot".split())
 # Between passages in the one string that is split into words; NUL inside a passage is blanked.
 _SEPARATOR = "\x00"
 _SEPARATOR_CODE = -2
@@ -58,19 +57,20 @@ class HeuristicVerifier(Verifier):
         self._negation_penalty = negation_penalty
 
     def verify(self, claims: Sequence[str], passages: Sequence[Passage]) -> list[Support]:
-        wanted = [analyse(claim) for claim in claims]
-        vocabulary: set[str] = set().union(*(c.stems for c in wanted))
+        wanted = [_Claim(text) for text in claims]
+        vocabulary: set[str] = set().union(*(c.features.stems for c in wanted))
         index = _Index(passages, vocabulary)
         return [self._support(claim, index) for claim in wanted]
 
-    def _support(self, claim: Features, index: _Index) -> Support:
+    def _support(self, wanted: _Claim, index: _Index) -> Support:
+        claim = wanted.features
         total = sum(claim.weights.values())
         best = index.best(claim.stems, claim.weights, exclude=()) if total else None
         if best is None:
             return Support(0.0)
         chosen = [best]
         covered = claim.stems & index.stems(best)
-        solo = self._score(claim, covered, total, index, best)
+        solo = self._score(wanted, covered, total, index, best)
         combined = solo
         while len(chosen) < self._max_passages and covered != claim.stems:
             extra = index.best(claim.stems - covered, claim.weights, exclude=chosen)
@@ -78,23 +78,34 @@ class HeuristicVerifier(Verifier):
                 break
             chosen.append(extra)
             covered |= claim.stems & index.stems(extra)
-            combined = self._combination_discount * self._score(claim, covered, total, index, best)
+            combined = self._combination_discount * self._score(wanted, covered, total, index, best)
         if combined > solo:
             return Support(combined, tuple((i, combined) for i in chosen))
         return Support(solo, ((best, solo),))
 
     def _score(
-        self, claim: Features, covered: frozenset[str], total: float, index: _Index, main: int
+        self, wanted: _Claim, covered: frozenset[str], total: float, index: _Index, main: int
     ) -> float:
+        claim = wanted.features
         coverage = sum(claim.weights[key] for key in covered) / total
         score = 1 / (1 + math.exp(-self._steepness * (coverage - self._midpoint)))
         if claim.numbers - covered:
             score *= self._number_penalty
         if claim.names - covered:
             score *= self._name_penalty
-        if claim.negated != index.negated(main, claim.stems):
+        # A claim the passage quotes word for word is not a negation on one side only, however
+        # its clauses fall.
+        if claim.negated != index.negated(main, claim.stems) and not index.quotes(
+            main, wanted.text
+        ):
             score *= self._negation_penalty
         return score
+
+
+class _Claim:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.features = analyse(text)
 
 
 class _Index:
@@ -182,6 +193,10 @@ class _Index:
             self._stems_cache[passage] = frozenset(self._stem_list[i] for i in ids)
         return self._stems_cache[passage]
 
+    def quotes(self, passage: int, claim: str) -> bool:
+        """Whether the passage contains the claim word for word (whitespace aside)."""
+        return " ".join(claim.split()) in " ".join(self._passages[passage].text.split())
+
     def negated(self, passage: int, keys: frozenset[str]) -> bool:
         """Whether the clause of the passage that carries most of ``keys`` is negated.
 
@@ -245,7 +260,7 @@ class _Lexicon:
                 self._stems[word] = tuple(k for k in map(normal, found) if k is not None)
                 for key in self._stems[word]:
                     self._forms[key].add(word)
-                if any(t in _NEGATION_WORDS or t.endswith(("n't", "n’t")) for t in found):
+                if any(t in NEGATIONS or t.endswith(("n't", "n’t")) for t in found):
                     self._negations.add(word)
             relevant = set().union(*(self._forms.get(key, ()) for key in vocabulary)) & words
             return {word: self._stems[word] for word in relevant}, self._negations & words
