@@ -1,0 +1,102 @@
+"""A user's conversations: the feed of the selected branch, and choosing a turn's version."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fastapi import APIRouter
+
+from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.chat import (
+    Conversation,
+    Feed,
+    FeedItem,
+    FeedVersion,
+    SelectVersionRequest,
+)
+from groundwork.auth.keys import CurrentUser  # noqa: TC001
+from groundwork.errors import ApiError
+from groundwork.storage.factory import get_stores
+
+if TYPE_CHECKING:
+    from groundwork.storage.records import ConversationRecord, Turn, UserRecord
+
+router = APIRouter(prefix="/v1/conversations", tags=["conversations"])
+
+
+@router.get("/{conv_id}", response_model=Conversation)
+def get_conversation(conv_id: str, user: CurrentUser, settings: SettingsDep) -> Conversation:
+    record = _owned(settings, user, conv_id)
+    return Conversation(
+        id=record.id,
+        created=record.created,
+        updated=record.updated,
+        scope=record.scope,
+        settings=record.settings,
+        questions=record.questions,
+    )
+
+
+@router.get("/{conv_id}/feed", response_model=Feed)
+def get_feed(conv_id: str, user: CurrentUser, settings: SettingsDep) -> Feed:
+    _owned(settings, user, conv_id)
+    return _feed(conv_id, get_stores(settings).conversations.feed(conv_id))
+
+
+@router.post("/{conv_id}/versions", response_model=Feed)
+def select_version(
+    conv_id: str, body: SelectVersionRequest, user: CurrentUser, settings: SettingsDep
+) -> Feed:
+    """Select a version of a turn; the feed then follows that version's branch."""
+    _owned(settings, user, conv_id)
+    conversations = get_stores(settings).conversations
+    if conversations.get_question(conv_id, body.question_id) is None:
+        raise ApiError(
+            404,
+            "questions.not_found",
+            f"No question {body.question_id} in this conversation.",
+            param="question_id",
+        )
+    conversations.select_version(conv_id, body.question_id)
+    return _feed(conv_id, conversations.feed(conv_id))
+
+
+def _owned(settings: SettingsDep, user: UserRecord, conv_id: str) -> ConversationRecord:
+    """The user's conversation; another user's is not found, exactly like a missing one."""
+    record = get_stores(settings).conversations.get_conversation(conv_id)
+    if record is None or record.user_id != user.id:
+        raise ApiError(404, "conversations.not_found", f"No conversation `{conv_id}`.")
+    return record
+
+
+def _feed(conv_id: str, turns: list[Turn]) -> Feed:
+    items = []
+    for turn in turns:
+        chosen = turn.selected
+        origin = chosen.details.get("origin")
+        items.append(
+            FeedItem(
+                question_id=chosen.id,
+                turn_id=turn.turn_id,
+                question=chosen.question,
+                answer=chosen.answer,
+                answer_id=chosen.answer_id,
+                citations=chosen.citations,
+                support_score=chosen.support,
+                cached=chosen.cached,
+                quality=chosen.quality,
+                origin=origin if isinstance(origin, str) else None,
+                created=chosen.created,
+                versions=[
+                    FeedVersion(
+                        question_id=v.id,
+                        question=v.question,
+                        quality=v.quality,
+                        created=v.created,
+                        selected=v.id == chosen.id,
+                    )
+                    for v in turn.versions
+                ],
+            )
+        )
+    return Feed(conversation_id=conv_id, items=items)

@@ -1,0 +1,1 @@
+"""Who is asking: API keys (stored hashed) mapped to users."""

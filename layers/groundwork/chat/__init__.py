@@ -1,0 +1,1 @@
+"""Native chat: conversations with versions, idempotent streams, a response cache, scopes."""

@@ -1,0 +1,63 @@
+"""The answer in a document format, its ``[n]`` markers turned into footnotes.
+
+``markdown``: ``[^n]`` references and a footnote list (CommonMark + GFM footnotes).
+``html``: ``<sup>`` links to an ordered list of sources; all text is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundwork.chat.request import ExportFormat
+    from groundwork.domain.citations import Citation
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def export_answer(text: str, citations: list[Citation], fmt: ExportFormat) -> str:
+    by_number = {c.document_index + 1: c for c in citations}
+    if fmt == "markdown":
+        return _markdown(text, by_number)
+    return _html(text, by_number)
+
+
+def _label(citation: Citation) -> str:
+    parts = [citation.document_title or citation.source_url]
+    if citation.cited_text_heading:
+        parts.append(citation.cited_text_heading)
+    if citation.document_author:
+        parts.append(citation.document_author)
+    if citation.document_year:
+        parts.append(citation.document_year)
+    return ", ".join(part.rstrip(" .?!:;") for part in parts)
+
+
+def _markdown(text: str, by_number: dict[int, Citation]) -> str:
+    body = _MARKER.sub(
+        lambda m: f"[^{m.group(1)}]" if int(m.group(1)) in by_number else m.group(0), text
+    )
+    notes = [f"[^{n}]: {_label(c)}. <{c.source_url}>" for n, c in sorted(by_number.items())]
+    return body if not notes else body.rstrip() + "\n\n" + "\n".join(notes) + "\n"
+
+
+def _html(text: str, by_number: dict[int, Citation]) -> str:
+    def marker(match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        if n not in by_number:
+            return match.group(0)
+        return f'<sup id="ref-{n}"><a href="#fn-{n}">{n}</a></sup>'
+
+    paragraphs = [p for p in re.split(r"\n\s*\n", html.escape(text, quote=False)) if p.strip()]
+    body = "".join(f"<p>{_MARKER.sub(marker, p.strip())}</p>" for p in paragraphs)
+    if not by_number:
+        return body
+    items = "".join(
+        f'<li id="fn-{n}">{html.escape(_label(c))}. '
+        f'<a href="{html.escape(c.source_url)}">{html.escape(c.source_url)}</a> '
+        f'<a href="#ref-{n}">↩</a></li>'
+        for n, c in sorted(by_number.items())
+    )
+    return f'{body}<ol class="footnotes">{items}</ol>'

@@ -1,0 +1,568 @@
+"""One native chat question, from request to stored turn, exactly once per ``request_id``.
+
+:meth:`ChatService.start` does everything that may still refuse the request with an HTTP
+error (conversation, scope, the ``request_id`` claim, the cache, the quota) and returns a
+:class:`ChatRun`, whose :meth:`ChatRun.events` yields the answer's tokens and its ``done``
+payload. Nothing is written until the answer is complete: the turn, the conversation's
+counter and the completed ``request_id`` are then stored in one transaction. A run that ends
+any other way (its client gone, a failure) releases its claim and refunds its quota, so that
+a retry generates again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from groundwork.chat.answering import Finish
+from groundwork.chat.cache_key import cache_key, collection_fingerprint
+from groundwork.chat.export import export_answer
+from groundwork.chat.history import History, message_history, stored_history
+from groundwork.chat.language import answer_language
+from groundwork.chat.scope import effective_scope, resolve_scope
+from groundwork.domain.citations import Citation
+from groundwork.errors import ApiError
+from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
+from groundwork.storage.records import (
+    ClaimOutcome,
+    Completion,
+    QuestionRecord,
+    new_question_id,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator
+
+    from pydantic import JsonValue
+
+    from groundwork.chat.answering import Answerer
+    from groundwork.chat.request import ChatRequest, Quality
+    from groundwork.retrieval.base import SearchFilter
+    from groundwork.storage.base import Storage
+    from groundwork.storage.records import ConversationRecord, UserRecord
+    from groundwork.storage.stores import Stores
+
+logger = logging.getLogger(__name__)
+
+#: Credits a generated answer costs, by quality; an answer from the cache costs none.
+CREDITS = {"fast": 1, "precise": 2}
+
+
+@dataclass(frozen=True)
+class ChatConfig:
+    lease_seconds: int = 30
+    wait_seconds: float = 60.0
+    cache_ttl_seconds: int = 86400
+    retention_seconds: int = 86400
+    #: First pause between two claims of a request that another worker is answering.
+    poll_seconds: float = 0.05
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+
+
+@dataclass(frozen=True)
+class Done:
+    payload: dict[str, JsonValue]
+
+
+ChatEvent = Token | Done
+
+
+class ChatRun(ABC):
+    """What a started request sends: a replay of a saved answer, or a generation."""
+
+    @abstractmethod
+    def events(self) -> Generator[ChatEvent, None, None]: ...
+
+
+@dataclass
+class Replay(ChatRun):
+    """A saved answer sent again: one token with the whole text, one ``done``."""
+
+    payload: dict[str, JsonValue]
+
+    def events(self) -> Generator[ChatEvent, None, None]:
+        text = self.payload.get("text")
+        yield Token(text if isinstance(text, str) else "")
+        yield Done(self.payload | {"replayed": True})
+
+
+@dataclass
+class _Plan:
+    """Everything decided before answering."""
+
+    user: UserRecord
+    body: ChatRequest
+    question: str
+    conversation_id: str
+    conversation: ConversationRecord | None
+    where: SearchFilter
+    saved_scope: JsonValue
+    quality: Quality
+    language: str | None
+    history: History
+    key: str | None
+    owner: str
+    credits: int
+    cached: dict[str, JsonValue] | None = None
+
+
+@dataclass
+class Generation(ChatRun):
+    service: ChatService
+    plan: _Plan
+
+    def events(self) -> Generator[ChatEvent, None, None]:
+        plan, finished = self.plan, False
+        heartbeat = _Heartbeat(self.service, plan)
+        try:
+            if plan.cached is not None:
+                text = str(plan.cached.get("text") or "")
+                citations = _citations(plan.cached.get("citations"))
+                support = _number(plan.cached.get("support_score"))
+                yield Token(text)
+            else:
+                text, citations, support = "", [], None
+                heartbeat.start()
+                stream = self.service.answerer.stream(
+                    plan.question,
+                    plan.history,
+                    plan.where,
+                    language=plan.language,
+                    quality=plan.quality,
+                )
+                try:
+                    for event in stream:
+                        if heartbeat.lost:
+                            raise _superseded()
+                        if isinstance(event, Finish):
+                            citations, support = event.citations, event.support_score
+                        elif event.text:
+                            text += event.text
+                            yield Token(event.text)
+                finally:
+                    stream.close()
+            payload = self.service.store(plan, text, citations, support)
+            finished = True
+            yield Done(payload)
+        finally:
+            heartbeat.stop()
+            if not finished:
+                self.service.abandon(plan)
+
+
+class _Heartbeat:
+    """Renews the request's lease every third of it while the answer is generated.
+
+    A thread rather than a check between tokens: a model may take longer than a lease to
+    write one token (or to start), and the lease must then still hold. When the process
+    dies, so does the thread, and the lease runs out for a retry to take over.
+    """
+
+    def __init__(self, service: ChatService, plan: _Plan) -> None:
+        self._service = service
+        self._plan = plan
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.lost = False
+
+    def start(self) -> None:
+        if self._plan.body.request_id is None:
+            return
+        self._thread = threading.Thread(target=self._run, name="chat-lease", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        interval = self._service.config.lease_seconds / 3
+        while not self._stopped.wait(interval):
+            try:
+                self._service.renew(self._plan)
+            except ApiError:
+                self.lost = True
+                return
+            except Exception:
+                # The next beat may get through; the lease outlasts two missed ones.
+                logger.exception("lease renewal failed")
+
+
+class ChatService:
+    def __init__(
+        self,
+        stores: Stores,
+        storage: Storage,
+        answerer: Answerer,
+        config: ChatConfig | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.stores = stores
+        self.storage = storage
+        self.answerer = answerer
+        self.config = config or ChatConfig()
+        self._sleep = sleep
+
+    # -- before answering ---------------------------------------------------------------
+
+    def start(self, user: UserRecord, body: ChatRequest) -> ChatRun:
+        try:
+            return self._start(user, body)
+        except StorageUnavailable as error:
+            raise _unavailable() from error
+
+    def _start(self, user: UserRecord, body: ChatRequest) -> ChatRun:
+        conversation = self.conversation_of(user, body.conversation_id)
+        question = body.question()
+        history = self._history(body, conversation)
+        scope, save = effective_scope(
+            body.scope,
+            sent="scope" in body.model_fields_set,
+            saved=conversation.scope if conversation is not None else None,
+        )
+        where = resolve_scope(
+            self.stores.accounts,
+            self.storage,
+            self.answerer.retriever,
+            user,
+            collection=body.collection,
+            scope=scope,
+            tags=body.tags,
+            card_ids=body.card_ids,
+        )
+        if conversation is not None and save:
+            saved = None if scope is None else scope.model_dump(mode="json", exclude_none=True)
+            conversation = self.stores.conversations.set_scope(conversation.id, saved)
+        quality = self._quality(body, conversation)
+        owner = uuid.uuid4().hex
+        if body.request_id is not None:
+            replay = self._claim(user, body, owner)
+            if replay is not None:
+                return replay
+        plan = _Plan(
+            user=user,
+            body=body,
+            question=question,
+            conversation_id=body.conversation_id or f"conv_{uuid.uuid4().hex}",
+            conversation=conversation,
+            where=where,
+            saved_scope=(
+                scope.model_dump(mode="json", exclude_none=True) if scope is not None else None
+            ),
+            quality=quality,
+            language=answer_language(body.language, question),
+            history=history,
+            key=None,
+            owner=owner,
+            credits=CREDITS[quality],
+        )
+        try:
+            self._consult_cache(plan)
+            self._consume(plan)
+        except BaseException:
+            self._release(plan)
+            raise
+        return Generation(self, plan)
+
+    def conversation_of(
+        self, user: UserRecord, conversation_id: str | None
+    ) -> ConversationRecord | None:
+        """The user's conversation; None when it is new. Another user's is not found."""
+        if conversation_id is None:
+            return None
+        conversation = self.stores.conversations.get_conversation(conversation_id)
+        if conversation is not None and conversation.user_id != user.id:
+            raise ApiError(
+                404,
+                "conversations.not_found",
+                f"No conversation `{conversation_id}`.",
+                param="conversation_id",
+            )
+        return conversation
+
+    def _history(self, body: ChatRequest, conversation: ConversationRecord | None) -> History:
+        conversations = self.stores.conversations
+        if body.version_of is not None:
+            if body.conversation_id is None:
+                raise ApiError(
+                    400,
+                    "version_of.requires_conversation",
+                    "`version_of` needs the `conversation_id` of the question.",
+                    param="version_of",
+                )
+            target = (
+                conversations.get_question(conversation.id, body.version_of)
+                if conversation is not None
+                else None
+            )
+            if target is None:
+                raise ApiError(
+                    404,
+                    "questions.not_found",
+                    f"No question {body.version_of} in this conversation.",
+                    param="version_of",
+                )
+            # A new version follows what the old one followed.
+            return stored_history(conversations.branch(target.conversation_id, target.id)[:-1])
+        if conversation is not None and conversation.questions:
+            return stored_history([turn.selected for turn in conversations.feed(conversation.id)])
+        return message_history(body.messages)
+
+    @staticmethod
+    def _quality(body: ChatRequest, conversation: ConversationRecord | None) -> Quality:
+        """The request's quality; without the field, the conversation's setting."""
+        if "quality" not in body.model_fields_set and conversation is not None:
+            saved = conversation.settings.get("quality")
+            if saved in ("fast", "precise"):
+                return "fast" if saved == "fast" else "precise"
+        return body.quality
+
+    def _claim(self, user: UserRecord, body: ChatRequest, owner: str) -> Replay | None:
+        """None once this worker owns the request; a Replay when the answer is saved.
+
+        While another worker answers it, wait: it either completes (then replay), or it
+        gives up (its client left) or dies (its lease runs out), and the next claim wins.
+        """
+        assert body.request_id is not None
+        digest = _payload_hash(body)
+        deadline = time.monotonic() + self.config.wait_seconds
+        pause = self.config.poll_seconds
+        while True:
+            claim = self.stores.idempotency.claim(
+                user.id,
+                body.request_id,
+                owner,
+                lease_seconds=self.config.lease_seconds,
+                payload_hash=digest,
+            )
+            record = claim.record
+            if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
+                raise ApiError(
+                    409,
+                    "requests.conflict",
+                    "This `request_id` was used for another question.",
+                    param="request_id",
+                )
+            if claim.outcome is ClaimOutcome.CLAIMED:
+                return None
+            if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
+                return Replay(record.response)
+            if time.monotonic() >= deadline:
+                raise ApiError(
+                    409,
+                    "requests.in_progress",
+                    "This `request_id` is still being answered; retry later.",
+                    param="request_id",
+                )
+            self._sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+    def _consult_cache(self, plan: _Plan) -> None:
+        if self.config.cache_ttl_seconds <= 0:
+            return
+        fingerprints = {
+            name: collection_fingerprint(self.storage, self.answerer.retriever, name)
+            for name in plan.where.collections
+        }
+        plan.key = cache_key(
+            question=plan.question,
+            where=plan.where,
+            language=plan.language,
+            quality=plan.quality,
+            history=plan.history,
+            fingerprints=fingerprints,
+        )
+        if not plan.body.bypass_cache:
+            entry = self.stores.cache.get(plan.key)
+            if entry is not None:
+                plan.cached, plan.credits = entry.response, 0
+
+    def _consume(self, plan: _Plan) -> None:
+        try:
+            self.stores.quotas.consume(plan.user.id, questions=1, credits=plan.credits)
+        except QuotaExceeded as error:
+            code = f"quota.{error.reason}_exhausted"
+            raise ApiError(
+                429, code, f"Your {error.reason} are exhausted.", type_="insufficient_quota"
+            ) from error
+
+    # -- while answering ----------------------------------------------------------------
+
+    def renew(self, plan: _Plan) -> None:
+        if plan.body.request_id is None:
+            return
+        try:
+            self.stores.idempotency.renew(
+                plan.user.id,
+                plan.body.request_id,
+                plan.owner,
+                lease_seconds=self.config.lease_seconds,
+            )
+        except NotOwner as error:
+            raise _superseded() from error
+
+    def abandon(self, plan: _Plan) -> None:
+        """Give back what an unfinished run took, so a retry starts over."""
+        try:
+            self.stores.quotas.refund(plan.user.id, questions=1, credits=plan.credits)
+        except Exception:
+            logger.exception("refund failed for user %s", plan.user.id)
+        self._release(plan)
+
+    def _release(self, plan: _Plan) -> None:
+        if plan.body.request_id is None:
+            return
+        try:
+            self.stores.idempotency.release(plan.user.id, plan.body.request_id, plan.owner)
+        except Exception:
+            # The lease runs out instead; a retry waits for it.
+            logger.exception("release failed for request %s", plan.body.request_id)
+
+    # -- after answering ----------------------------------------------------------------
+
+    def store(
+        self, plan: _Plan, text: str, citations: list[Citation], support: float | None
+    ) -> dict[str, JsonValue]:
+        """Write the turn (and complete the request) in one transaction; the done payload."""
+        body, conversations = plan.body, self.stores.conversations
+        try:
+            conversation = plan.conversation or self._create_conversation(plan)
+            record = QuestionRecord(
+                id=new_question_id(),
+                conversation_id=conversation.id,
+                question=plan.question,
+                answer_id=f"ans_{uuid.uuid4().hex}",
+                answer=text,
+                citations=citations,
+                support=support,
+                quality=plan.quality,
+                cached=plan.cached is not None,
+                details={
+                    "origin": body.origin,
+                    "tools": body.tools,
+                    "language": plan.language,
+                    "request_id": body.request_id,
+                    "scope": plan.where.model_dump(mode="json", exclude_none=True),
+                },
+                created=int(time.time()),
+            )
+            payload = _done_payload(plan, record)
+            completion = (
+                Completion(
+                    user_id=plan.user.id,
+                    request_id=body.request_id,
+                    owner=plan.owner,
+                    response=payload,
+                    retention_seconds=self.config.retention_seconds,
+                )
+                if body.request_id is not None
+                else None
+            )
+            conversations.add_question(record, version_of=body.version_of, completion=completion)
+        except NotOwner as error:
+            raise _superseded() from error
+        except StorageUnavailable as error:
+            raise _unavailable() from error
+        self._after_store(plan, conversation, payload)
+        return payload
+
+    def _create_conversation(self, plan: _Plan) -> ConversationRecord:
+        try:
+            return self.stores.conversations.create_conversation(
+                plan.conversation_id,
+                plan.user.id,
+                scope=plan.saved_scope,
+                settings={"quality": plan.quality},
+            )
+        except AlreadyExists:
+            # Created meanwhile by the same user's other request, or taken by another user.
+            conversation = self.conversation_of(plan.user, plan.conversation_id)
+            assert conversation is not None
+            return conversation
+
+    def _after_store(
+        self, plan: _Plan, conversation: ConversationRecord, payload: dict[str, JsonValue]
+    ) -> None:
+        """What may fail without losing the answer: the cache and the conversation's settings."""
+        try:
+            if plan.key is not None and plan.cached is None:
+                cached: dict[str, JsonValue] = {
+                    "text": payload["text"],
+                    "citations": payload["citations"],
+                    "support_score": payload["support_score"],
+                }
+                self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
+            explicit = "quality" in plan.body.model_fields_set
+            # A version's quality does not change the conversation's settings.
+            if (
+                plan.conversation is not None
+                and plan.body.version_of is None
+                and explicit
+                and conversation.settings.get("quality") != plan.quality
+            ):
+                self.stores.conversations.set_settings(
+                    conversation.id, conversation.settings | {"quality": plan.quality}
+                )
+        except Exception:
+            logger.exception("post-answer update failed for %s", plan.conversation_id)
+
+
+def _done_payload(plan: _Plan, record: QuestionRecord) -> dict[str, JsonValue]:
+    citations: list[JsonValue] = [c.model_dump(mode="json") for c in record.citations]
+    payload: dict[str, JsonValue] = {
+        "question_id": record.id,
+        "answer_id": record.answer_id,
+        "conversation_id": record.conversation_id,
+        "request_id": plan.body.request_id,
+        "text": record.answer,
+        "citations": citations,
+        "support_score": record.support,
+        "cached": record.cached,
+        "language": plan.language,
+        "quality": plan.quality,
+    }
+    if plan.body.export is not None:
+        payload["export"] = {
+            "format": plan.body.export,
+            "content": export_answer(record.answer, record.citations, plan.body.export),
+        }
+    return payload
+
+
+def _payload_hash(body: ChatRequest) -> str:
+    """What makes a retry the same question: its text, conversation and version."""
+    basis = f"{body.question()}\x00{body.conversation_id or ''}\x00{body.version_of or ''}"
+    return hashlib.sha256(basis.encode()).hexdigest()
+
+
+def _citations(value: JsonValue) -> list[Citation]:
+    return [Citation.model_validate(c) for c in value] if isinstance(value, list) else []
+
+
+def _number(value: JsonValue) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _superseded() -> ApiError:
+    return ApiError(
+        409,
+        "requests.superseded",
+        "Another attempt of this `request_id` took over; its answer is the one kept.",
+        param="request_id",
+    )
+
+
+def _unavailable() -> ApiError:
+    return ApiError(503, "storage.unavailable", "The service's storage is unavailable; retry.")

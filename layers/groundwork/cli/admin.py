@@ -1,0 +1,112 @@
+"""``groundwork admin``: users, their API keys, collections, grants and quotas.
+
+Works on the configured storage (``GROUNDWORK_STORAGE``, ``GROUNDWORK_DATA_DIR``…), so the
+same commands administer the embedded SQLite file and a DynamoDB table.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from groundwork.storage.stores import Stores
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    parser = commands.add_parser(
+        "admin", help="manage users, API keys, collections, grants and quotas"
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    user = actions.add_parser("create-user", help="create a user")
+    user.add_argument("user_id")
+    user.add_argument("--name", help="display name (default: the id)")
+    user.set_defaults(run=_run(_create_user))
+
+    key = actions.add_parser("create-key", help="issue an API key; it is printed only once")
+    key.add_argument("user_id")
+    key.add_argument("--label", help="what the key is for")
+    key.set_defaults(run=_run(_create_key))
+
+    collection = actions.add_parser("create-collection", help="register a collection")
+    collection.add_argument("name")
+    collection.add_argument("--title")
+    collection.set_defaults(run=_run(_create_collection))
+
+    grant = actions.add_parser("grant", help="let a user see a collection")
+    grant.add_argument("user_id")
+    grant.add_argument("collection")
+    grant.set_defaults(run=_run(_grant))
+
+    quota = actions.add_parser(
+        "set-quota", help="set what a user may still ask (omit an option: unlimited)"
+    )
+    quota.add_argument("user_id")
+    quota.add_argument("--questions", type=int, help="questions left")
+    quota.add_argument("--credits", type=int, help="credits left (fast: 1, precise: 2)")
+    quota.set_defaults(run=_run(_set_quota))
+
+
+def _run(
+    action: Callable[[Stores, argparse.Namespace], str],
+) -> Callable[[argparse.Namespace], int]:
+    """The action with the configured stores; storage errors become one line and exit 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        from groundwork.storage.errors import AlreadyExists, NotFound, StorageError
+        from groundwork.storage.factory import get_stores
+
+        try:
+            message = action(get_stores(), args)
+        except AlreadyExists as exc:
+            print(f"groundwork admin: already exists: {exc}", file=sys.stderr)
+            return 1
+        except NotFound as exc:
+            print(f"groundwork admin: not found: {exc}", file=sys.stderr)
+            return 1
+        except StorageError as exc:
+            print(f"groundwork admin: {exc}", file=sys.stderr)
+            return 1
+        print(message)
+        return 0
+
+    return run
+
+
+def _create_user(stores: Stores, args: argparse.Namespace) -> str:
+    user = stores.accounts.create_user(args.user_id, args.name or args.user_id)
+    return f"user {user.id} created"
+
+
+def _create_key(stores: Stores, args: argparse.Namespace) -> str:
+    # The key itself is the only output, so that scripts can capture it.
+    return stores.accounts.issue_api_key(args.user_id, args.label)
+
+
+def _create_collection(stores: Stores, args: argparse.Namespace) -> str:
+    collection = stores.accounts.create_collection(args.name, args.title)
+    return f"collection {collection.name} created"
+
+
+def _grant(stores: Stores, args: argparse.Namespace) -> str:
+    stores.accounts.grant(args.user_id, args.collection)
+    return f"{args.user_id} may see {args.collection}"
+
+
+def _set_quota(stores: Stores, args: argparse.Namespace) -> str:
+    if stores.accounts.get_user(args.user_id) is None:
+        from groundwork.storage.errors import NotFound
+
+        raise NotFound(f"user {args.user_id}")
+    quota = stores.quotas.set_quota(
+        args.user_id, questions_left=args.questions, credits_left=args.credits
+    )
+    left = [
+        f"{'unlimited' if value is None else value} {what}"
+        for what, value in (("questions", quota.questions_left), ("credits", quota.credits_left))
+    ]
+    return f"{args.user_id}: {', '.join(left)} left"

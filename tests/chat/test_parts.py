@@ -1,0 +1,83 @@
+"""The chat service's small parts: language detection, exports, the cache key."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundwork.chat.cache_key import cache_key, normalize_question
+from groundwork.chat.export import export_answer
+from groundwork.chat.language import answer_language, detect_language
+from groundwork.domain.citations import Citation
+from groundwork.retrieval.base import SearchFilter
+
+
+def citation(index: int, title: str = "Tides & <Currents>") -> Citation:
+    return Citation(
+        cited_text="Spring tides happen twice a month.",
+        cited_text_heading="Spring tides",
+        document_title=title,
+        document_index=index,
+        document_author=None,
+        document_year="2024",
+        document_reference=None,
+        source_url=f"https://example.org/{index}?a=1&b=2",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("How many sacraments are there?", "en"),
+        ("Wie viele Sakramente gibt es?", "de"),
+        ("Qu'est-ce que la prière ?", "fr"),
+        ("Что такое молитва?", "ru"),
+        ("¿Qué es la oración?", "es"),
+    ],
+)
+def test_given_a_question_when_detecting_then_its_language(question: str, language: str) -> None:
+    assert detect_language(question) == language
+
+
+def test_given_an_unclear_text_or_an_explicit_code_then_none_or_the_code() -> None:
+    assert detect_language("ok") is None
+    assert detect_language("   ") is None
+    assert answer_language("it", "How many sacraments are there?") == "it"
+
+
+def test_given_markers_when_exporting_markdown_then_footnotes_for_cited_sources_only() -> None:
+    text = "Twice a month [1]. Unknown [7]."
+
+    exported = export_answer(text, [citation(0)], "markdown")
+
+    assert exported.startswith("Twice a month [^1]. Unknown [7].")
+    assert exported.endswith(
+        "[^1]: Tides & <Currents>, Spring tides, 2024. <https://example.org/0?a=1&b=2>\n"
+    )
+
+
+def test_given_html_export_then_text_escaped_and_footnotes_linked() -> None:
+    exported = export_answer("A <b> tag [1].\n\nSecond paragraph.", [citation(0)], "html")
+
+    assert exported.startswith(
+        '<p>A &lt;b&gt; tag <sup id="ref-1"><a href="#fn-1">1</a></sup>.</p>'
+    )
+    assert "<p>Second paragraph.</p>" in exported
+    assert "Tides &amp; &lt;Currents&gt;" in exported
+    assert 'href="https://example.org/0?a=1&amp;b=2"' in exported
+
+
+def key(question: str, fingerprint: str) -> str:
+    return cache_key(
+        question=question,
+        where=SearchFilter(collections=["a"]),
+        language="en",
+        quality="precise",
+        history=[],
+        fingerprints={"a": fingerprint},
+    )
+
+
+def test_given_equivalent_questions_then_one_key_and_other_contents_another_key() -> None:
+    assert normalize_question(" What  is prayer ?") == "what is prayer"
+    assert key("What is prayer?", "1") == key("  what is PRAYER", "1")
+    assert key("What is prayer?", "1") != key("What is prayer?", "2")
