@@ -1,3 +1,4 @@
 #!/bin/sh
 # Entry point under Lambda Web Adapter (response streaming): uvicorn serves the app on $PORT.
-exec python -m uvicorn --factory groundwork.api.app:create_app --host 127.0.0.1 --port "${PORT:-8000}"
+# The function's folder is the working directory, so streaming.py imports from it.
+exec python -m uvicorn --factory streaming:create_app --host 127.0.0.1 --port "${PORT:-8000}"

@@ -1,0 +1,71 @@
+"""Result lines, their keys in the output bucket, and the summary beside them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from groundwork.errors import ApiError
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one input's outputs go: ``{prefix}{input key}/results.jsonl``, ``summary.json``,
+    and one part per line under ``parts/{batch}/`` (the batch is the input's version, so a
+    re-uploaded input never mixes with the parts of the one before)."""
+
+    bucket: str
+    prefix: str
+    input_key: str
+    batch: str
+
+    @property
+    def base(self) -> str:
+        return f"{self.prefix}{self.input_key}/"
+
+    @property
+    def results_key(self) -> str:
+        return self.base + "results.jsonl"
+
+    @property
+    def summary_key(self) -> str:
+        return self.base + "summary.json"
+
+    @property
+    def parts_prefix(self) -> str:
+        return f"{self.base}parts/{self.batch}/"
+
+    def part_key(self, line: int) -> str:
+        return f"{self.parts_prefix}{line:09d}.json"
+
+
+def success(line: int, line_id: str, response: dict[str, Any]) -> dict[str, Any]:
+    return {"id": line_id, "line": line, "response": response}
+
+
+def failure(line: int, line_id: str | None, error: ApiError) -> dict[str, Any]:
+    return {
+        "id": line_id,
+        "line": line,
+        "error": {"code": error.code, "message": error.message, "param": error.param},
+    }
+
+
+def summarize(source: str, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts, the mean support score of the checked lines, and every failure with its reason."""
+    scores = [r["response"]["supportScore"] for r in results if "response" in r]
+    failures = [{"line": r["line"], "id": r["id"], **r["error"]} for r in results if "error" in r]
+    return {
+        "input": source,
+        "total": len(results),
+        "succeeded": len(scores),
+        "failed": len(failures),
+        "mean_support_score": round(sum(scores) / len(scores), 4) if scores else None,
+        "failures": failures,
+    }
+
+
+def to_jsonl(results: list[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in results)

@@ -1,0 +1,50 @@
+"""``instrumented``: wraps a Lambda handler in Powertools' logger, metrics and tracer."""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import TYPE_CHECKING, Any
+
+from groundwork.observability.tools import get_logger, get_metrics, get_tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Handler = Callable[[Any, Any], Any]
+
+
+def instrumented(
+    handler: Handler, *, correlation_id_path: str | None = None
+) -> Callable[[Any, Any], Any]:
+    """The handler with JSON logs carrying the Lambda context, a correlation id from the event
+    (``correlation_id_path``, a JMESPath), ``Requests``/``Latency`` EMF metrics flushed after
+    each invocation, and an X-Ray segment where tracing is available."""
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    metrics = get_metrics()
+
+    @functools.wraps(handler)
+    def measured(event: Any, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return handler(event, context)
+        finally:
+            metrics.add_metric("Requests", MetricUnit.Count, 1)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            metrics.add_metric("Latency", MetricUnit.Milliseconds, elapsed_ms)
+
+    tracer = get_tracer()
+    traced = tracer.capture_lambda_handler(measured) if tracer else measured
+    flushed = metrics.log_metrics(traced, capture_cold_start_metric=True)
+    wrapped: Handler = get_logger().inject_lambda_context(
+        flushed, correlation_id_path=correlation_id_path, clear_state=True
+    )
+    return wrapped
+
+
+def record_support_score(score: float) -> None:
+    """One grounding check's support score, as an EMF metric (0-1)."""
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    get_metrics().add_metric("SupportScore", MetricUnit.NoUnit, score)

@@ -1,0 +1,133 @@
+"""Every function's handler imports and runs on its sample event from events/."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from groundwork.cli.invoke import FUNCTIONS
+from groundwork.settings import get_settings
+from groundwork.storage.factory import get_stores
+from tests.serverless.conftest import (
+    EVENTS,
+    INPUT_BUCKET,
+    OUTPUT_BUCKET,
+    Aws,
+    load_event,
+    run_function,
+)
+
+SAMPLE_INPUT_KEY = "batches/batch_input.jsonl"  # the object of the sample S3 and SQS events
+
+
+def assert_api_ok(result: dict[str, Any]) -> None:
+    assert result["statusCode"] == 200, result["body"]
+
+
+def assert_health(result: dict[str, Any]) -> None:
+    assert_api_ok(result)
+    assert json.loads(result["body"])["status"] == "ok"
+
+
+def assert_completion(result: dict[str, Any]) -> None:
+    assert_api_ok(result)
+    assert json.loads(result["body"])["object"] == "chat.completion"
+
+
+def assert_grounded(result: dict[str, Any]) -> None:
+    assert_api_ok(result)
+    body = json.loads(result["body"])
+    assert body["supportScore"] > 0.9
+    assert [claim["groundingCheckRequired"] for claim in body["claims"]] == [False, True, True]
+
+
+def assert_resolved(result: dict[str, Any]) -> None:
+    assert_api_ok(result)
+    assert json.loads(result["body"])["collections"] == ["default"]
+
+
+def assert_enqueued(result: dict[str, Any]) -> None:
+    (batch,) = result["batches"]
+    assert (batch["lines"], batch["enqueued"], batch["rejected"]) == (3, 2, 1)
+
+
+def assert_no_failures(result: dict[str, Any]) -> None:
+    assert result == {"batchItemFailures": []}
+
+
+def sample_user_key() -> str:
+    accounts = get_stores(get_settings()).accounts
+    accounts.create_user("sample-user", "Sample User")
+    accounts.create_collection("default")
+    accounts.grant("sample-user", "default")
+    return accounts.issue_api_key("sample-user")
+
+
+CASES = {
+    ("api", "api_health.json"): assert_health,
+    ("api", "api_chat_completion.json"): assert_completion,
+    ("grounding", "grounding_check.json"): assert_grounded,
+    ("scope", "scope_resolve.json"): assert_resolved,
+    ("batch-enqueue", "s3_object_created.json"): assert_enqueued,
+    ("batch-worker", "sqs_batch_line.json"): assert_no_failures,
+}
+
+
+@pytest.mark.parametrize(("function", "event"), list(CASES))
+def test_given_a_sample_event_when_its_function_runs_then_it_succeeds(
+    aws: Aws, function: str, event: str
+) -> None:
+    aws.s3.put_object(
+        Bucket=INPUT_BUCKET, Key=SAMPLE_INPUT_KEY, Body=(EVENTS / "batch_input.jsonl").read_bytes()
+    )
+    sample = load_event(event)
+    if function == "batch-worker":  # its message belongs to the batch the S3 event starts
+        run_function("batch-enqueue", load_event("s3_object_created.json"))
+    if function == "scope":  # scope needs a user who may see the collection
+        authorization = f"Bearer {sample_user_key()}"
+        sample["headers"]["Authorization"] = authorization
+        sample["multiValueHeaders"]["Authorization"] = [authorization]
+
+    result = run_function(function, sample)
+
+    CASES[(function, event)](result)
+
+
+def test_given_the_sample_events_then_every_function_and_event_has_a_case() -> None:
+    assert {function for function, _ in CASES} == set(FUNCTIONS)
+    assert {event for _, event in CASES} == {path.name for path in EVENTS.glob("*.json")}
+
+
+def test_given_the_sample_worker_event_when_it_runs_then_its_line_result_is_written(
+    aws: Aws,
+) -> None:
+    aws.s3.put_object(
+        Bucket=INPUT_BUCKET, Key=SAMPLE_INPUT_KEY, Body=(EVENTS / "batch_input.jsonl").read_bytes()
+    )
+    run_function("batch-enqueue", load_event("s3_object_created.json"))
+
+    run_function("batch-worker", load_event("sqs_batch_line.json"))
+
+    listed = aws.s3.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix=f"results/{SAMPLE_INPUT_KEY}/")
+    parts = [item["Key"] for item in listed["Contents"] if "/parts/" in item["Key"]]
+    first = json.loads(aws.s3.get_object(Bucket=OUTPUT_BUCKET, Key=sorted(parts)[0])["Body"].read())
+    assert first["id"] == "titanic-director"
+    assert first["response"]["supportScore"] > 0.9
+
+
+def test_given_keys_are_required_when_a_check_comes_without_one_then_it_is_refused(
+    aws: Aws, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROUNDWORK_REQUIRE_API_KEY", "true")
+    get_settings.cache_clear()
+    event = load_event("grounding_check.json")
+
+    refused = run_function("grounding", event)
+    event["headers"]["x-api-key"] = sample_user_key()
+    accepted = run_function("grounding", event)
+
+    assert refused["statusCode"] == 401
+    assert json.loads(refused["body"])["error"]["code"] == "auth.invalid_key"
+    assert accepted["statusCode"] == 200

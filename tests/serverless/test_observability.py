@@ -1,0 +1,64 @@
+"""Handlers log JSON with the request's correlation id, emit EMF metrics, and trace in Lambda."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from groundwork.observability import tools
+from groundwork.observability.tools import get_tracer
+from tests.serverless.conftest import INPUT_BUCKET, Aws, load_event, run_function
+
+
+def emf_lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith('{"_aws"')]
+
+
+def test_given_an_api_event_when_handled_then_emf_counts_the_request_and_its_latency(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_function("grounding", load_event("grounding_check.json"))
+
+    (*_, metrics) = emf_lines(capsys.readouterr().out)
+    names = {m["Name"] for m in metrics["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+    assert {"Requests", "Latency", "SupportScore"} <= names
+    assert metrics["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "Groundwork"
+    assert metrics["Requests"] == [1.0]
+
+
+def test_given_an_s3_event_when_handled_then_logs_are_json_with_its_correlation_id(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    aws.s3.put_object(Bucket=INPUT_BUCKET, Key="batches/batch_input.jsonl", Body=b"")
+
+    run_function("batch-enqueue", load_event("s3_object_created.json"))
+
+    out = capsys.readouterr().out
+    (record,) = [json.loads(line) for line in out.splitlines() if '"message"' in line]
+    assert record["message"] == "enqueued"
+    assert record["correlation_id"] == "C3D13FE58DE4C810"
+    assert record["function_name"] == "groundwork-BatchEnqueueFunction"
+    assert record["lines"] == 0
+
+
+def test_given_no_lambda_environment_then_there_is_no_tracer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)
+    get_tracer.cache_clear()
+
+    assert get_tracer() is None
+    get_tracer.cache_clear()
+
+
+def test_given_lambda_without_the_xray_sdk_then_there_is_no_tracer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LAMBDA_TASK_ROOT", "/var/task")
+    monkeypatch.setattr(tools.importlib.util, "find_spec", lambda name: None)
+    get_tracer.cache_clear()
+
+    assert get_tracer() is None
+    get_tracer.cache_clear()
