@@ -43,6 +43,7 @@ DATA = (
     / "catechism.qa.jsonl"
 )
 COLLECTION = "catechism"
+SCOPE = SearchFilter(collections=[COLLECTION])
 
 
 def load(path: Path, limit: int | None) -> tuple[list[Card], list[dict[str, Any]]]:
@@ -141,7 +142,7 @@ def main() -> None:
         started = time.perf_counter()
         for row in rows:
             question, gold = row["question"], str(row["q"])
-            answer = service.answer([Turn("user", question)], COLLECTION, options)
+            answer = service.answer([Turn("user", question)], SCOPE, options)
             references = [c.document_reference for c in answer.citations]
             counts["gold"] += gold in references
             counts["first"] += bool(references) and references[0] == gold

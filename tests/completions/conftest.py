@@ -72,8 +72,14 @@ def catechism_cards() -> list[Card]:
 
 @pytest.fixture
 def cards_settings(tmp_path: Path) -> Settings:
-    """Keyword retrieval over the catechism cards only: no docs, no model to load."""
-    settings = Settings(data_dir=tmp_path / "data", bootstrap_docs=False, retrieval="keyword")
+    """Keyword retrieval over the catechism cards only (the default collection): no docs, no
+    model to load."""
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        bootstrap_docs=False,
+        retrieval="keyword",
+        default_collection="catechism",
+    )
     get_retriever(settings).upsert(catechism_cards())
     return settings
 

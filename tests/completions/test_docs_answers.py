@@ -79,12 +79,42 @@ def test_given_a_question_the_docs_do_not_cover_when_asked_then_no_citation_is_i
     assert "could not find" in body["choices"][0]["message"]["content"]  # type: ignore[index]
 
 
-def test_given_an_empty_collection_when_asked_then_nothing_is_cited(
+def test_given_a_collection_that_does_not_exist_when_asked_then_404_collections_not_found(
     docs_client: TestClient,
 ) -> None:
-    body = ask(docs_client, "How do I run the tests?", collection="empty")
+    payload = {"model": "groundwork-1", "messages": [{"role": "user", "content": "Tests?"}]}
 
-    assert body["citations"] == []
+    response = docs_client.post("/v1/chat/completions", json=payload | {"collection": "nowhere"})
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "collections.not_found"
+
+
+def test_given_a_scope_when_asked_then_its_collections_replace_the_collection(
+    docs_client: TestClient,
+) -> None:
+    body = ask(
+        docs_client,
+        "How do I run the tests?",
+        collection="nowhere",
+        scope={"collections": ["default"], "tags": []},
+    )
+
+    assert body["citations"]
+    assert all(c["source_url"] for c in body["citations"])  # type: ignore[union-attr]
+
+
+def test_given_a_scope_source_that_does_not_exist_when_asked_then_404_sources_not_found(
+    docs_client: TestClient,
+) -> None:
+    payload = {"model": "groundwork-1", "messages": [{"role": "user", "content": "Tests?"}]}
+
+    response = docs_client.post(
+        "/v1/chat/completions", json=payload | {"scope": {"source_id": "no-such-source"}}
+    )
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "sources.not_found"
 
 
 def test_given_the_openai_sdk_when_it_calls_the_service_then_citations_are_readable(

@@ -31,23 +31,27 @@ class SpyIndex(Retriever):
         return 5
 
 
+CATECHISM = SearchFilter(collections=["catechism"])
+
+
 def test_given_options_when_answering_then_the_search_gets_scope_tags_and_quality() -> None:
     index = SpyIndex()
     service = AnswerService(index, ScriptedGenerator(["God made us. [1]"]), k=3)
     turns = [Turn("user", "Why did God make us?"), Turn("user", "And who?")]
 
-    service.answer(turns, "catechism", AnswerOptions(tags=["creed"], quality="fast"))
+    scope = SearchFilter(collections=["catechism"], tags=["creed"])
+    service.answer(turns, scope, AnswerOptions(quality="fast"))
 
     query, where, k, quality = index.searches[0]
     assert query == "And who? god make us"
-    assert (where.collections, where.tags, k, quality) == (["catechism"], ["creed"], 3, "fast")
+    assert (where, k, quality) == (scope, 3, "fast")
 
 
 def test_given_a_stream_when_pulled_then_deltas_come_before_one_finish() -> None:
     generator = ScriptedGenerator(["God made ", "us. [1] Prayer is the lifting up. [3]"])
     service = AnswerService(SpyIndex(), generator, k=5)
 
-    events = list(service.stream([Turn("user", "Who made us?")], "catechism"))
+    events = list(service.stream([Turn("user", "Who made us?")], CATECHISM))
 
     assert all(isinstance(e, Delta) for e in events[:-1])
     finish = events[-1]
@@ -62,7 +66,7 @@ def test_given_a_stream_when_pulled_then_deltas_come_before_one_finish() -> None
 def test_given_a_consumer_that_stops_early_then_the_generator_is_closed() -> None:
     generator = ScriptedGenerator(["God made us. ", "More. ", "Even more. "])
     stream = AnswerService(SpyIndex(), generator, k=5).stream(
-        [Turn("user", "Who made us?")], "catechism"
+        [Turn("user", "Who made us?")], CATECHISM
     )
 
     assert isinstance(next(stream), Delta)

@@ -17,7 +17,6 @@ from groundwork.answer.question import last_question, search_query
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.generation.base import GenerationRequest
 from groundwork.grounding.factory import get_verifier
-from groundwork.retrieval.base import SearchFilter
 from groundwork.text.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -26,14 +25,13 @@ if TYPE_CHECKING:
     from groundwork.answer.verification import CitationVerifier
     from groundwork.domain.citations import Citation
     from groundwork.generation.base import Generator, Turn
-    from groundwork.retrieval.base import Retriever
+    from groundwork.retrieval.base import Retriever, SearchFilter
 
 
 @dataclass(frozen=True)
 class AnswerOptions:
     """What a request may set besides the conversation; ``quality`` is the search's."""
 
-    tags: list[str] | None = None
     language: str | None = None
     quality: Literal["fast", "precise"] = "precise"
     temperature: float | None = None
@@ -80,10 +78,10 @@ class AnswerService:
         self._verifier = verifier or GroundedVerifier(get_verifier())
 
     def answer(
-        self, turns: Sequence[Turn], collection: str, options: AnswerOptions | None = None
+        self, turns: Sequence[Turn], where: SearchFilter, options: AnswerOptions | None = None
     ) -> Answer:
         text = ""
-        for event in self.stream(turns, collection, options):
+        for event in self.stream(turns, where, options):
             if isinstance(event, Delta):
                 text += event.text
             else:
@@ -97,12 +95,12 @@ class AnswerService:
         raise AssertionError("an answer stream always ends with Finish")
 
     def stream(
-        self, turns: Sequence[Turn], collection: str, options: AnswerOptions | None = None
+        self, turns: Sequence[Turn], where: SearchFilter, options: AnswerOptions | None = None
     ) -> PyGenerator[Delta | Finish, None, None]:
+        """Answer from the cards ``where`` allows (a resolved scope: see ``chat.scope``)."""
         options = options or AnswerOptions()
         question = last_question(turns)
         query = search_query(turns)
-        where = SearchFilter(collections=[collection], tags=options.tags or None)
         hits = self._retriever.search(query, where, self._k, quality=options.quality)
         passages = [hit.card for hit in hits]
         request = GenerationRequest(

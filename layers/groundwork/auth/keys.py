@@ -45,3 +45,15 @@ def require_key_when_configured(request: Request, settings: SettingsDep) -> None
     """Guards the endpoints that are open by default (``GROUNDWORK_REQUIRE_API_KEY``)."""
     if settings.require_api_key:
         _current_user(request, settings)
+
+
+def _visible_collections(request: Request, settings: SettingsDep) -> set[str] | None:
+    if not settings.require_api_key:
+        return None
+    user = _current_user(request, settings)
+    return set(get_stores(settings).accounts.visible_collections(user.id))
+
+
+#: What an endpoint that is open by default may search: every collection while it is open
+#: (``None``), the key's user's collections once ``GROUNDWORK_REQUIRE_API_KEY`` is set.
+VisibleCollections = Annotated[set[str] | None, Depends(_visible_collections)]

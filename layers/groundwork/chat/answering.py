@@ -1,9 +1,4 @@
-"""The chat service's one coupling to the answer pipeline.
-
-The pipeline searches one collection with the request's tags; a chat question is scoped by a
-resolved filter (several collections, a source, cards, a period). The retriever handed to the
-pipeline therefore searches with that filter, whatever filter the pipeline builds.
-"""
+"""The chat service's one coupling to the answer pipeline: a question in its resolved scope."""
 
 from __future__ import annotations
 
@@ -12,16 +7,13 @@ from typing import TYPE_CHECKING
 
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.generation.base import Turn
-from groundwork.retrieval.base import Retriever
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence
 
     from groundwork.chat.request import Quality
-    from groundwork.domain.cards import Card, Hit
     from groundwork.generation.base import Generator as TextGenerator
-    from groundwork.retrieval.base import Quality as SearchQuality
-    from groundwork.retrieval.base import SearchFilter
+    from groundwork.retrieval.base import Retriever, SearchFilter
 
 __all__ = ["Answerer", "Delta", "Finish"]
 
@@ -48,28 +40,5 @@ class Answerer:
             for turn in (Turn("user", asked), Turn("assistant", answered))
         ]
         turns.append(Turn("user", question))
-        service = AnswerService(_Scoped(self.retriever, where), self.generator, k=self.k)
-        options = AnswerOptions(tags=where.tags, language=language, quality=quality)
-        return service.stream(turns, where.collections[0], options)
-
-
-class _Scoped(Retriever):
-    """Searches with the resolved filter; everything else goes to the real index."""
-
-    def __init__(self, inner: Retriever, where: SearchFilter) -> None:
-        self._inner = inner
-        self._where = where
-
-    def upsert(self, cards: Sequence[Card]) -> None:
-        self._inner.upsert(cards)
-
-    def delete_source(self, source_id: str) -> int:
-        return self._inner.delete_source(source_id)
-
-    def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: SearchQuality = "precise"
-    ) -> list[Hit]:
-        return self._inner.search(query, self._where, k, quality=quality)
-
-    def count(self, collection: str | None = None) -> int:
-        return self._inner.count(collection)
+        service = AnswerService(self.retriever, self.generator, k=self.k)
+        return service.stream(turns, where, AnswerOptions(language=language, quality=quality))

@@ -19,23 +19,25 @@ if TYPE_CHECKING:
     from groundwork.retrieval.base import Retriever
     from groundwork.storage.accounts import AccountStore
     from groundwork.storage.base import Storage
-    from groundwork.storage.records import UserRecord
 
 
 def resolve_scope(
     accounts: AccountStore,
     storage: Storage,
     retriever: Retriever,
-    user: UserRecord,
+    visible: set[str] | None,
     *,
     collection: str,
     scope: ChatScope | None,
     tags: list[str] | None = None,
     card_ids: list[str] | None = None,
 ) -> SearchFilter:
-    """The search filter of a question; raises ``ApiError`` for anything the user cannot see."""
+    """The search filter of a question; raises ``ApiError`` for anything the user cannot see.
+
+    ``visible`` holds the collections the user may see; ``None`` lets every existing collection
+    be searched (the open chat completions endpoint, see docs/chat.md).
+    """
     scope = None if scope is None or scope.is_empty() else scope
-    visible = set(accounts.visible_collections(user.id))
     collections = list(dict.fromkeys(scope.collections if scope and scope.collections else []))
     for name in collections:
         check_collection(accounts, retriever, visible, name, param="scope.collections")
@@ -47,7 +49,7 @@ def resolve_scope(
     if scope and scope.source_id:
         source = storage.get_source(scope.source_id)
         # A source of a collection the user cannot see does not exist for them.
-        if source is None or source.collection not in visible:
+        if source is None or (visible is not None and source.collection not in visible):
             raise ApiError(
                 404,
                 "sources.not_found",
@@ -85,7 +87,7 @@ def effective_scope(
 def check_collection(
     accounts: AccountStore,
     retriever: Retriever,
-    visible: set[str],
+    visible: set[str] | None,
     name: str,
     *,
     param: str = "collection",
@@ -93,12 +95,14 @@ def check_collection(
     """404 for a collection that does not exist, 403 for one the user may not see.
 
     A collection exists once registered (``groundwork admin create-collection``) or once it
-    holds cards (ingested); only a registered one can be granted.
+    holds cards (ingested); only a registered one can be granted. ``visible=None``: any.
     """
-    if name in visible:
+    if visible is not None and name in visible:
         return
     if accounts.get_collection(name) is None and retriever.count(name) == 0:
         raise ApiError(404, "collections.not_found", f"No collection `{name}`.", param=param)
+    if visible is None:
+        return
     raise ApiError(
         403, "collections.no_access", f"You may not see the collection `{name}`.", param=param
     )

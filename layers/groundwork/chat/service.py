@@ -236,7 +236,7 @@ class ChatService:
             self.stores.accounts,
             self.storage,
             self.answerer.retriever,
-            user,
+            set(self.stores.accounts.visible_collections(user.id)),
             collection=body.collection,
             scope=scope,
             tags=body.tags,

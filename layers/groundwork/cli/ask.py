@@ -20,6 +20,7 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.generation.base import Turn
     from groundwork.generation.factory import get_generator
     from groundwork.ingest.bootstrap import ingest_docs_if_empty
+    from groundwork.retrieval.base import SearchFilter
     from groundwork.retrieval.factory import get_retriever
     from groundwork.settings import get_settings
     from groundwork.storage.factory import get_storage
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if settings.bootstrap_docs and settings.docs_dir and collection == settings.default_collection:
         ingest_docs_if_empty(retriever, get_storage(), settings.docs_dir, collection)
     service = AnswerService(retriever, get_generator(), k=settings.retrieval_k)
-    answer = service.answer([Turn("user", args.question)], collection)
+    answer = service.answer([Turn("user", args.question)], SearchFilter(collections=[collection]))
     print(answer.text)
     for citation in answer.citations:
         where = " · ".join(

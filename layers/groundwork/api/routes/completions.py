@@ -22,8 +22,12 @@ from groundwork.api.schemas.completions import (
     ResponseMessage,
     Usage,
 )
+from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError
 from groundwork.generation.base import Turn
+from groundwork.retrieval.factory import get_retriever
+from groundwork.storage.factory import get_storage, get_stores
 from groundwork.text.tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -47,16 +51,28 @@ _STREAM_DOC = (
     responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
 )
 async def create_chat_completion(
-    body: ChatCompletionRequest, request: Request, service: AnswerServiceDep, settings: SettingsDep
+    body: ChatCompletionRequest,
+    request: Request,
+    service: AnswerServiceDep,
+    settings: SettingsDep,
+    visible: VisibleCollections,
 ) -> ChatCompletion | Response:
     if body.n not in (None, 1):
         raise ApiError(
             400, "n.unsupported", "One answer is generated per request: `n` must be 1.", param="n"
         )
     turns = [Turn("system" if m.role == "developer" else m.role, m.text()) for m in body.messages]
-    collection = body.collection or settings.default_collection
-    options = AnswerOptions(
+    where = resolve_scope(
+        get_stores(settings).accounts,
+        get_storage(settings),
+        get_retriever(settings),
+        visible,
+        collection=body.collection or settings.default_collection,
+        scope=body.scope,
         tags=body.tags,
+        card_ids=body.card_ids,
+    )
+    options = AnswerOptions(
         language=None if body.language in (None, "auto") else body.language,
         quality=body.quality,
         temperature=body.temperature,
@@ -66,7 +82,7 @@ async def create_chat_completion(
     prompt_tokens = count_tokens(*(t.content for t in turns))
     completion_id, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
     if not body.stream:
-        answer = await run_in_threadpool(service.answer, turns, collection, options)
+        answer = await run_in_threadpool(service.answer, turns, where, options)
         return ChatCompletion(
             id=completion_id,
             created=created,
@@ -82,7 +98,7 @@ async def create_chat_completion(
             citations=answer.citations,
             support_score=answer.support_score,
         )
-    events = service.stream(turns, collection, options)
+    events = service.stream(turns, where, options)
     # The first event is pulled before the response starts, so that a bad request or an
     # unreachable model is still an HTTP error, not a stream that fails at once.
     first = await run_in_threadpool(next, events)

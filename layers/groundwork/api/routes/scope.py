@@ -35,7 +35,7 @@ def resolve(body: ScopeRequest, user: CurrentUser, settings: SettingsDep) -> Res
         stores.accounts,
         get_storage(settings),
         get_retriever(settings),
-        user,
+        set(stores.accounts.visible_collections(user.id)),
         collection=body.collection,
         scope=scope,
         tags=body.tags,

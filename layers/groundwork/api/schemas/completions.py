@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from groundwork.chat.request import ChatScope  # noqa: TC001 (pydantic needs it at run time)
 from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
 
 
@@ -35,8 +36,9 @@ class StreamOptions(BaseModel):
 class ChatCompletionRequest(BaseModel):
     """OpenAI fields clients send; unknown fields are accepted and ignored, as OpenAI does.
 
-    ``collection``, ``tags``, ``language`` and ``quality`` are Groundwork's extensions; the
-    SDK sends them through ``extra_body``.
+    ``collection``, ``scope``, ``tags``, ``card_ids``, ``language`` and ``quality`` are
+    Groundwork's extensions, resolved as on ``/v1/chat``; the SDK sends them through
+    ``extra_body``.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -55,6 +57,10 @@ class ChatCompletionRequest(BaseModel):
     n: int | None = Field(None, description="Only 1 is supported.")
     collection: str | None = Field(None, min_length=1, max_length=128)
     tags: list[str] | None = Field(None, description="Answer only from documents with a tag.")
+    scope: ChatScope | None = Field(
+        None, description="Collections (replacing `collection`), a source, tags, a period."
+    )
+    card_ids: list[str] | None = Field(None, max_length=50, description="Only these cards.")
     language: str | None = Field(
         None, description="ISO 639-1 code of the answer's language; `auto` or none: the question's."
     )
