@@ -103,6 +103,7 @@ def test_given_the_rest_api_when_transformed_then_only_the_chat_routes_stream(
     assert {route for route, mode in modes.items() if mode == ("STREAM", True)} == STREAMED
     assert all(mode == (None, False) for route, mode in modes.items() if route not in STREAMED)
     assert ("/{proxy+}", "any") in modes
+    assert ("/", "get") in modes
 
 
 def test_given_the_streaming_function_then_it_runs_under_lambda_web_adapter() -> None:
