@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from groundwork.answer.service import AnswerService
-from groundwork.api import dependencies
+from groundwork.api import answering
 from groundwork.api.app import create_app
 from groundwork.domain.cards import Card
 from groundwork.generation.base import GenerationRequest, Generator
@@ -120,7 +120,7 @@ class ScriptedGenerator(Generator):
 def with_generator(client: TestClient, settings: Settings, generator: Generator) -> None:
     """Make ``client``'s app answer with ``generator`` over ``settings``' index."""
     app: Any = client.app
-    app.dependency_overrides[dependencies._answer_service] = lambda: AnswerService(
+    app.dependency_overrides[answering.answer_service] = lambda: AnswerService(
         get_retriever(settings), generator, k=settings.retrieval_k
     )
 

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from groundwork.answer.service import AnswerService
-from groundwork.api import dependencies
+from groundwork.api import answering
 from groundwork.api.app import create_app
 from groundwork.errors import ApiError
 from groundwork.generation.base import GenerationRequest, Generator
@@ -130,7 +130,7 @@ class EndlessGenerator(Generator):
 def test_given_a_client_that_disconnects_then_generation_stops(cards_settings: Settings) -> None:
     generator = EndlessGenerator()
     app = create_app(cards_settings)
-    app.dependency_overrides[dependencies._answer_service] = lambda: AnswerService(
+    app.dependency_overrides[answering.answer_service] = lambda: AnswerService(
         get_retriever(cards_settings), generator, k=5
     )
     body = json.dumps(chat("Who made us?", collection="catechism", stream=True)).encode()

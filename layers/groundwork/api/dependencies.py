@@ -1,4 +1,4 @@
-"""Request-scoped access to the configured ports, as ``Annotated`` dependencies."""
+"""The settings as an ``Annotated`` dependency; kept light, since every route imports it."""
 
 from __future__ import annotations
 
@@ -6,11 +6,6 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from groundwork.answer.service import AnswerService
-from groundwork.answer.verification import GroundedVerifier
-from groundwork.generation.factory import get_generator
-from groundwork.grounding.factory import get_verifier
-from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 
 
@@ -20,15 +15,3 @@ def _settings(request: Request) -> Settings:
 
 
 SettingsDep = Annotated[Settings, Depends(_settings)]
-
-
-def _answer_service(settings: SettingsDep) -> AnswerService:
-    return AnswerService(
-        get_retriever(settings),
-        get_generator(settings),
-        k=settings.retrieval_k,
-        verifier=GroundedVerifier(get_verifier(settings)),
-    )
-
-
-AnswerServiceDep = Annotated[AnswerService, Depends(_answer_service)]

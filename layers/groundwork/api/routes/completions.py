@@ -14,7 +14,8 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from groundwork.answer.service import AnswerOptions, Delta, Finish
-from groundwork.api.dependencies import AnswerServiceDep, SettingsDep  # noqa: TC001
+from groundwork.api.answering import AnswerServiceDep  # noqa: TC001
+from groundwork.api.dependencies import SettingsDep  # noqa: TC001
 from groundwork.api.schemas.completions import (
     ChatCompletion,
     ChatCompletionRequest,
