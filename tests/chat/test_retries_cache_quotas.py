@@ -58,6 +58,23 @@ def test_given_questions_exhausted_when_retrying_a_saved_answer_then_still_serve
     assert retried.json()["question_id"] == saved["question_id"]
 
 
+def test_given_a_refused_question_with_a_scope_then_the_conversation_keeps_its_saved_scope(
+    client: TestClient, world: World
+) -> None:
+    first = post(client, world, ask("Who made us?", scope={"tags": ["creed"]})).json()
+    conv_id = first["conversation_id"]
+    get_stores(world.settings).quotas.set_quota("alice", questions_left=0, credits_left=None)
+
+    refused = post(
+        client, world, ask("What is prayer?", conversation_id=conv_id, scope={"tags": ["other"]})
+    )
+
+    assert refused.status_code == 429
+    conversation = get_stores(world.settings).conversations.get_conversation(conv_id)
+    assert conversation is not None
+    assert conversation.scope == {"tags": ["creed"]}
+
+
 def test_given_credits_exhausted_when_asking_then_429_and_nothing_spent(
     client: TestClient, world: World
 ) -> None:

@@ -242,9 +242,6 @@ class ChatService:
             tags=body.tags,
             card_ids=body.card_ids,
         )
-        if conversation is not None and save:
-            saved = None if scope is None else scope.model_dump(mode="json", exclude_none=True)
-            conversation = self.stores.conversations.set_scope(conversation.id, saved)
         quality = self._quality(body, conversation)
         owner = uuid.uuid4().hex
         if body.request_id is not None:
@@ -274,6 +271,11 @@ class ChatService:
         except BaseException:
             self._release(plan)
             raise
+        # Saved only once the question is accepted: a refused request changes nothing.
+        if conversation is not None and save:
+            plan.conversation = self.stores.conversations.set_scope(
+                conversation.id, plan.saved_scope
+            )
         return Generation(self, plan)
 
     def conversation_of(
