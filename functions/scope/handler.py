@@ -1,25 +1,41 @@
-"""The scope function: ``POST /v1/scope/resolve`` behind API Gateway, buffered through Mangum.
+"""The scope function: ``POST /v1/scope/resolve`` behind API Gateway.
 
-It serves only the scope route of the app (with the app's error handling and settings), so
-a scope check from a UI does not pay for the chat routes' imports.
+It answers the event without the FastAPI app (same codes, same error shape), so that a scope
+check from a UI starts in a fraction of the app's cold start.
 """
 
 from __future__ import annotations
 
-from aws_lambda_powertools.logging import correlation_paths
-from fastapi import FastAPI
-from mangum import Mangum
+from typing import Any
 
-from groundwork.api import errors
-from groundwork.api.routes import scope
+from aws_lambda_powertools.logging import correlation_paths
+from pydantic import ValidationError
+
+from groundwork.api.schemas.chat import ScopeRequest
+from groundwork.api.scope_resolution import resolve_request
+from groundwork.errors import ApiError
+from groundwork.http_events import (
+    body_of,
+    error_response,
+    invalid_request,
+    json_response,
+    user_of,
+)
 from groundwork.observability.entry import instrumented
 from groundwork.settings import get_settings
 
-app = FastAPI(title="Groundwork scope resolution")
-app.state.settings = get_settings()
-errors.install(app)
-app.include_router(scope.router)
 
-handler = instrumented(
-    Mangum(app, lifespan="off"), correlation_id_path=correlation_paths.API_GATEWAY_REST
-)
+def _resolve(event: dict[str, Any], _context: Any) -> dict[str, Any]:
+    settings = get_settings()
+    try:
+        user = user_of(event, settings)
+        body = ScopeRequest.model_validate_json(body_of(event))
+        resolved = resolve_request(body, user, settings)
+    except ValidationError as exc:
+        return error_response(invalid_request(exc))
+    except ApiError as exc:
+        return error_response(exc)
+    return json_response(200, resolved.model_dump(mode="json"))
+
+
+handler = instrumented(_resolve, correlation_id_path=correlation_paths.API_GATEWAY_REST)

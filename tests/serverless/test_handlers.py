@@ -131,3 +131,23 @@ def test_given_keys_are_required_when_a_check_comes_without_one_then_it_is_refus
     assert refused["statusCode"] == 401
     assert json.loads(refused["body"])["error"]["code"] == "auth.invalid_key"
     assert accepted["statusCode"] == 200
+
+
+def test_given_the_scope_function_when_the_key_or_body_is_wrong_then_it_answers_like_the_app(
+    aws: Aws,
+) -> None:
+    event = load_event("scope_resolve.json")
+    without_key = run_function("scope", event)
+    key = sample_user_key()
+    event["headers"]["Authorization"] = f"Bearer {key}"
+    event["body"] = json.dumps({"collection": "default", "card_ids": "not a list"})
+    invalid = run_function("scope", event)
+    event["body"] = json.dumps({"collection": "secret"})
+    missing = run_function("scope", event)
+
+    assert without_key["statusCode"] == 401
+    assert json.loads(without_key["body"])["error"]["code"] == "auth.invalid_key"
+    assert invalid["statusCode"] == 400
+    assert json.loads(invalid["body"])["error"]["param"] == "card_ids"
+    assert missing["statusCode"] == 404
+    assert json.loads(missing["body"])["error"]["code"] == "collections.not_found"

@@ -10,31 +10,13 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001 (FastAPI resolves it)
-from groundwork.errors import ApiError
+from groundwork.auth.headers import user_for
 from groundwork.storage.factory import get_stores
 from groundwork.storage.records import UserRecord
 
 
-def api_key_of(request: Request) -> str | None:
-    """The key the request carries, if any."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    key = request.headers.get("x-api-key", "").strip()
-    return key or None
-
-
 def _current_user(request: Request, settings: SettingsDep) -> UserRecord:
-    key = api_key_of(request)
-    user = get_stores(settings).accounts.authenticate(key) if key else None
-    if user is None:
-        raise ApiError(
-            401,
-            "auth.invalid_key",
-            "A valid API key is required: send `Authorization: Bearer <key>` or `x-api-key`.",
-            type_="authentication_error",
-        )
-    return user
+    return user_for(request.headers, settings)
 
 
 #: The authenticated user; 401 ``auth.invalid_key`` without a valid key.

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from groundwork.retrieval.base import Retriever
     from groundwork.storage.accounts import AccountStore
     from groundwork.storage.base import Storage
+    from groundwork.storage.records import UserRecord
+    from groundwork.storage.stores import Stores
 
 
 def resolve_scope(
@@ -67,6 +69,48 @@ def resolve_scope(
         period_start=period.start if period else None,
         period_end=period.end if period else None,
     )
+
+
+def resolve_for_user(
+    stores: Stores,
+    storage: Storage,
+    retriever: Retriever,
+    user: UserRecord,
+    *,
+    conversation_id: str | None,
+    scope: ChatScope | None,
+    scope_sent: bool,
+    collection: str,
+    tags: list[str] | None,
+    card_ids: list[str] | None,
+) -> tuple[SearchFilter, ChatScope | None]:
+    """What the user's question would search, and the scope applied (sent or saved).
+
+    Resolves without saving: ``POST /v1/scope/resolve`` and the scope function answer with it.
+    """
+    saved: JsonValue = None
+    if conversation_id is not None:
+        conversation = stores.conversations.get_conversation(conversation_id)
+        if conversation is None or conversation.user_id != user.id:
+            raise ApiError(
+                404,
+                "conversations.not_found",
+                f"No conversation `{conversation_id}`.",
+                param="conversation_id",
+            )
+        saved = conversation.scope
+    applied, _ = effective_scope(scope, sent=scope_sent, saved=saved)
+    where = resolve_scope(
+        stores.accounts,
+        storage,
+        retriever,
+        set(stores.accounts.visible_collections(user.id)),
+        collection=collection,
+        scope=applied,
+        tags=tags,
+        card_ids=card_ids,
+    )
+    return where, applied
 
 
 def effective_scope(
