@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: The repository checkout this package runs from, when it runs from one (``pip install -e .``).
@@ -23,10 +23,45 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GROUNDWORK_", extra="ignore", frozen=True)
 
     data_dir: Path = Field(Path(".groundwork"), description="Where embedded state is kept.")
-    storage: Literal["sqlite"] = Field("sqlite", description="Conversations, idempotency, cache.")
-    retrieval: Literal["keyword"] = Field("keyword", description="The passage index.")
+    storage: Literal["sqlite", "dynamodb"] = Field(
+        "sqlite", description="Conversations, idempotency, cache."
+    )
+    dynamodb_table: str = Field("groundwork", description="The DynamoDB single table's name.")
+    dynamodb_endpoint_url: str | None = Field(
+        None, description="A DynamoDB endpoint other than AWS's (DynamoDB Local, moto)."
+    )
+    dynamodb_region: str | None = Field(None, description="AWS region; None: boto3's default.")
+    dynamodb_create_table: bool = Field(
+        False, description="Create the table on start when missing (local endpoints)."
+    )
+    retrieval: Literal["embedded", "keyword", "opensearch"] = Field(
+        "embedded",
+        description="The passage index: hybrid (BM25 + vectors) on disk, BM25 only, or OpenSearch.",
+    )
+    opensearch_url: str | None = Field(None, description="OpenSearch endpoint, with https://.")
+    opensearch_index: str = Field("groundwork-cards", description="The OpenSearch index of cards.")
+    opensearch_auth: Literal["none", "es", "aoss"] = Field(
+        "none", description="SigV4 signing: es (managed domain), aoss (Serverless) or none."
+    )
+    opensearch_region: str | None = Field(None, description="AWS region for SigV4 signing.")
     embeddings: Literal["minilm"] = Field("minilm", description="The sentence embedding model.")
-    generation: Literal["extractive"] = Field("extractive", description="The answer generator.")
+    generation: Literal["extractive", "openai", "bedrock", "llama"] = Field(
+        "extractive",
+        description="The answer generator: the extractive composer, an OpenAI-compatible "
+        "endpoint, Amazon Bedrock, or SmolLM2 run locally by llama-cpp-python.",
+    )
+    generation_base_url: str = Field(
+        "http://127.0.0.1:11434/v1", description="OpenAI-compatible endpoint (vLLM, Ollama)."
+    )
+    generation_api_key: SecretStr | None = Field(None, description="Its bearer token, if any.")
+    generation_model: str = Field("llama3.2", description="Model asked at that endpoint.")
+    generation_timeout_s: float = Field(30.0, gt=0, description="Per model call, in seconds.")
+    generation_retries: int = Field(2, ge=0, le=10, description="Retries before the first token.")
+    bedrock_model_id: str = Field("amazon.nova-micro-v1:0", description="Bedrock model id.")
+    bedrock_region: str | None = Field(None, description="AWS region; None: boto3's default.")
+    verifier: Literal["heuristic"] = Field(
+        "heuristic", description="Scores claims against facts for grounding checks."
+    )
     default_collection: str = Field("default", description="Collection used when none is named.")
     model_name: str = Field("groundwork-1", description="Model id reported by the API.")
     docs_dir: Path | None = Field(
@@ -36,6 +71,30 @@ class Settings(BaseSettings):
     )
     bootstrap_docs: bool = Field(True, description="Ingest docs_dir on start when empty.")
     retrieval_k: int = Field(5, ge=1, le=50, description="Passages retrieved per question.")
+    batch_queue_url: str | None = Field(
+        None, description="SQS queue that carries batch grounding requests, one per message."
+    )
+    batch_table: str = Field(
+        "groundwork-batch", description="DynamoDB table counting each batch's finished lines."
+    )
+    batch_output_bucket: str | None = Field(
+        None, description="S3 bucket for batch results; None: the input object's bucket."
+    )
+    batch_output_prefix: str = Field("results/", description="Key prefix of batch results.")
+    require_api_key: bool = Field(
+        False,
+        description="Require an API key on the OpenAI-compatible, search and grounding endpoints "
+        "too; /v1/chat, conversations and scope always require one.",
+    )
+    chat_lease_seconds: int = Field(
+        30, ge=1, description="Lease of a request_id being answered; renewed while generating."
+    )
+    chat_wait_seconds: float = Field(
+        60.0, ge=0, description="How long a duplicate request waits for the first one to finish."
+    )
+    chat_cache_ttl_seconds: int = Field(
+        86400, ge=0, description="Lifetime of a response cache entry; 0 disables the cache."
+    )
 
     @property
     def index_path(self) -> Path:

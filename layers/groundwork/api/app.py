@@ -5,12 +5,23 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from groundwork import __version__
 from groundwork.api import errors
-from groundwork.api.routes import completions, health
+from groundwork.api.routes import (
+    chat,
+    completions,
+    conversations,
+    grounding,
+    health,
+    models,
+    scope,
+    search,
+)
+from groundwork.auth.keys import require_key_when_configured
 from groundwork.settings import Settings, get_settings
+from groundwork.web.router import router as web_router
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -43,5 +54,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     errors.install(app)
     app.include_router(health.router)
-    app.include_router(completions.router)
+    # Open unless GROUNDWORK_REQUIRE_API_KEY; native chat always needs a key (docs/chat.md).
+    keyed = [Depends(require_key_when_configured)]
+    app.include_router(completions.router, dependencies=keyed)
+    app.include_router(search.router, dependencies=keyed)
+    app.include_router(models.router, dependencies=keyed)
+    app.include_router(grounding.router, dependencies=keyed)
+    app.include_router(chat.router)
+    app.include_router(conversations.router)
+    app.include_router(scope.router)
+    # The reading page at `/` (docs/web.md); it calls the API like any other client.
+    app.include_router(web_router)
     return app

@@ -6,12 +6,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from groundwork.cli import ask, ingest, serve
+from groundwork.cli import admin, ask, check, ingest, invoke, serve
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = (serve, ingest, ask)
+COMMANDS = (serve, ingest, ask, check, invoke, admin)
 
 
 def build_parser() -> argparse.ArgumentParser:

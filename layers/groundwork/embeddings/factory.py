@@ -11,11 +11,17 @@ if TYPE_CHECKING:
     from groundwork.embeddings.base import Embedder
 
 
-@lru_cache(maxsize=4)
 def get_embedder(settings: Settings | None = None) -> Embedder:
-    settings = settings or get_settings()
+    return _embedder((settings or get_settings()).embeddings)
+
+
+# Keyed by the model alone: settings that differ elsewhere (another data directory) share
+# one loaded model.
+@lru_cache(maxsize=4)
+def _embedder(kind: str) -> Embedder:
     from groundwork.embeddings.minilm import MiniLMEmbedder
 
-    match settings.embeddings:
+    match kind:
         case "minilm":
             return MiniLMEmbedder()
+    raise ValueError(f"unknown embeddings {kind!r}")

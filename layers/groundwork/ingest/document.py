@@ -5,13 +5,29 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+# "34. The Church…", "Q. 126. What…", "¶ 12 …", "(3) The…": the number is the reference.
+_NUMBERED = re.compile(r"^(?:Q\.\s*|¶\s*)?(?:(\d{1,4})\.|\((\d{1,4})\))\s+\S")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_GUTENBERG_START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
+_GUTENBERG_END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
+
 
 @dataclass
 class Passage:
+    """One passage; metadata set here overrides the document's (a paper's own author)."""
+
     text: str
     heading_path: list[str] = field(default_factory=list)
     anchor: str | None = None
     reference: str | None = None
+    title: str | None = None
+    author: str | None = None
+    year: str | None = None
+    url: str | None = None
+    tags: list[str] = field(default_factory=list)
+    language: str | None = None
+    period_start: str | None = None
+    period_end: str | None = None
 
 
 @dataclass
@@ -22,6 +38,8 @@ class Document:
     url: str | None = None
     language: str | None = None
     tags: list[str] = field(default_factory=list)
+    period_start: str | None = None
+    period_end: str | None = None
     passages: list[Passage] = field(default_factory=list)
 
 
@@ -31,16 +49,50 @@ def slug(heading: str) -> str:
     return re.sub(r"\s", "-", text)
 
 
-def pack(paragraphs: list[str], limit: int) -> list[str]:
-    """Join consecutive paragraphs into pieces of at most ``limit`` characters where possible."""
-    pieces: list[str] = []
-    current = ""
+def number_of(paragraph: str) -> str | None:
+    """The paragraph's own number ("34." → "34"), when it starts with one."""
+    match = _NUMBERED.match(paragraph)
+    if not match or re.search(r"\n\s*2\.\s", paragraph):  # "1. …\n2. …" is a list, not a §
+        return None
+    return match.group(1) or match.group(2)
+
+
+def year_in(text: str) -> str | None:
+    match = _YEAR.search(text)
+    return match.group(1) if match else None
+
+
+def pack(paragraphs: list[str], limit: int) -> list[tuple[str, str | None]]:
+    """Join consecutive paragraphs into pieces of at most ``limit`` characters where possible.
+
+    A numbered paragraph always starts a piece, so each piece has at most one number: its
+    reference, returned with it.
+    """
+    pieces: list[tuple[str, str | None]] = []
+    current, reference = "", None
     for paragraph in paragraphs:
-        if current and len(current) + 2 + len(paragraph) > limit:
-            pieces.append(current)
-            current = paragraph
+        number = number_of(paragraph)
+        if current and (number or len(current) + 2 + len(paragraph) > limit):
+            pieces.append((current, reference))
+            current, reference = paragraph, number
         else:
             current = f"{current}\n\n{paragraph}" if current else paragraph
+            reference = reference or number
     if current:
-        pieces.append(current)
+        pieces.append((current, reference))
     return pieces
+
+
+def gutenberg(text: str) -> tuple[dict[str, str], str]:
+    """A Project Gutenberg e-text's header fields (``title``, ``author``, ``language``) and
+    its body without the licence around it; any other text comes back unchanged."""
+    start, end = _GUTENBERG_START.search(text), _GUTENBERG_END.search(text)
+    if not start:
+        return {}, text
+    fields: dict[str, str] = {}
+    for line in text[: start.start()].splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip().lower()
+        if key in ("title", "author", "language") and value.strip():
+            fields[key] = " ".join(value.split())
+    return fields, text[start.end() : end.start() if end else len(text)]

@@ -13,7 +13,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^(```|~~~)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
-_FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language")
+_FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
 
 PASSAGE_CHARS = 900
 
@@ -26,8 +26,8 @@ def parse_markdown(text: str) -> Document:
     paragraphs: list[str] = []
 
     def flush() -> None:
-        for piece in pack(paragraphs, PASSAGE_CHARS):
-            document.passages.append(Passage(piece, list(path), anchor))
+        for piece, reference in pack(paragraphs, PASSAGE_CHARS):
+            document.passages.append(Passage(piece, list(path), anchor, reference))
         paragraphs.clear()
 
     for block in _blocks(body):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
@@ -12,14 +12,25 @@ if TYPE_CHECKING:
 
     from groundwork.domain.cards import Card, Hit
 
+#: ``fast``: keyword search alone, no model call. ``precise``: keyword and vector search fused,
+#: over a larger pool, then reranked. See docs/retrieval.md.
+Quality = Literal["fast", "precise"]
+
 
 class SearchFilter(BaseModel):
-    """What a search may return; every set field narrows it."""
+    """What a search may return; every set field narrows it.
+
+    A period keeps the cards whose own period overlaps it; cards without a date are timeless
+    and always kept. Dates are ISO strings, as precise as known: ``2024``, ``2024-03``,
+    ``2024-03-31``.
+    """
 
     collections: list[str] = Field(default_factory=list)
     source_ids: list[str] | None = None
     card_ids: list[str] | None = None
     tags: list[str] | None = None
+    period_start: str | None = None
+    period_end: str | None = None
 
 
 class Retriever(ABC):
@@ -34,9 +45,20 @@ class Retriever(ABC):
         """Remove every card of a source; returns how many were removed."""
 
     @abstractmethod
-    def search(self, query: str, where: SearchFilter, k: int) -> list[Hit]:
+    def search(
+        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+    ) -> list[Hit]:
         """The ``k`` best cards for ``query`` among those ``where`` allows, best first."""
 
     @abstractmethod
     def count(self, collection: str | None = None) -> int:
         """How many cards the index holds, in one collection or in all."""
+
+
+def day(value: str, *, end: bool = False) -> str:
+    """An ISO date of any precision as a full day, its first (or, with ``end``, last) one."""
+    parts = value.strip().split("-")
+    year = parts[0].zfill(4)
+    month = parts[1].zfill(2) if len(parts) > 1 else ("12" if end else "01")
+    dom = parts[2][:2].zfill(2) if len(parts) > 2 else ("31" if end else "01")
+    return f"{year}-{month}-{dom}"

@@ -15,7 +15,29 @@ if TYPE_CHECKING:
 def get_retriever(settings: Settings | None = None) -> Retriever:
     settings = settings or get_settings()
     match settings.retrieval:
+        case "embedded":
+            from groundwork.embeddings.factory import get_embedder
+            from groundwork.retrieval.embedded import EmbeddedIndex
+
+            return EmbeddedIndex(settings.index_path, get_embedder(settings))
         case "keyword":
             from groundwork.retrieval.keyword import KeywordIndex
 
             return KeywordIndex(settings.index_path)
+        case "opensearch":
+            from groundwork.embeddings.factory import get_embedder
+            from groundwork.retrieval.opensearch import OpenSearchIndex, connect
+
+            if not settings.opensearch_url:
+                raise ValueError("GROUNDWORK_OPENSEARCH_URL is required with opensearch retrieval")
+            service = None if settings.opensearch_auth == "none" else settings.opensearch_auth
+            index = OpenSearchIndex(
+                connect(
+                    settings.opensearch_url, region=settings.opensearch_region, service=service
+                ),
+                get_embedder(settings),
+                index=settings.opensearch_index,
+                serverless=settings.opensearch_auth == "aoss",
+            )
+            index.ensure()
+            return index

@@ -1,19 +1,27 @@
-"""An on-disk BM25 keyword index: SQLite FTS5, part of Python, nothing to install."""
+"""An on-disk BM25 keyword index: SQLite FTS5, part of Python, nothing to install.
+
+The same file holds each card's vector (``card_vectors``) when the hybrid index writes it, so
+a card, its words and its vector are added and removed in one transaction.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
-from groundwork.retrieval.base import Retriever, SearchFilter
+from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
 from groundwork.text.terms import STOPWORDS, words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
+
+    import numpy as np
+    import numpy.typing as npt
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cards (
@@ -30,12 +38,28 @@ CREATE TABLE IF NOT EXISTS card_tags (
     tag TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS card_tags_tag ON card_tags(tag, card_rowid);
-CREATE VIRTUAL TABLE IF NOT EXISTS cards_fts USING fts5(
-    text, heading, title, tokenize = 'porter unicode61 remove_diacritics 2'
+CREATE TABLE IF NOT EXISTS card_vectors (
+    card_rowid INTEGER PRIMARY KEY REFERENCES cards(rowid) ON DELETE CASCADE,
+    vector BLOB NOT NULL
 );
 """
-# Column weights for bm25(): the passage counts most, its heading and title help.
-_WEIGHTS = "10.0, 4.0, 2.0"
+# ``scope`` holds one token per collection, source and tag of the card, so that those filters
+# are part of the MATCH: FTS5 intersects posting lists, and BM25 scores only allowed cards.
+_FTS = """
+CREATE VIRTUAL TABLE IF NOT EXISTS cards_fts USING fts5(
+    text, heading, title, scope, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+# Added after the first release; an index written before them gains them when opened.
+_LATER_COLUMNS = ("period_start", "period_end")
+# Column weights for bm25(): the passage counts most, its heading and title help; scope is
+# only a filter.
+_WEIGHTS = "10.0, 4.0, 2.0, 0.0"
+# A query word found in more than this share of all cards (and in more than _COMMON_MIN of
+# them) says little about relevance but makes BM25 score every one of those cards: it is left
+# out of the query unless it is the query's rarest word. Small indexes are never pruned.
+_COMMON_SHARE = 0.02
+_COMMON_MIN = 1_000
 
 
 class KeywordIndex(Retriever):
@@ -47,32 +71,68 @@ class KeywordIndex(Retriever):
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(_SCHEMA)
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(cards)")}
+        for column in _LATER_COLUMNS:
+            if column not in present:
+                self._db.execute(f"ALTER TABLE cards ADD COLUMN {column} TEXT")
+        self._create_fts()
         self._lock = threading.Lock()
+        # Document frequencies of query words, valid for one state of the file.
+        self._frequencies: dict[str, int] = {}
+        self._total = 0
+        self._state: tuple[int, int] = (-1, -1)
+        self._writes = 0
+
+    def _create_fts(self) -> None:
+        """The word index; one written before ``scope`` existed is rebuilt from the cards."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(cards_fts)")}
+        if columns and "scope" in columns:
+            return
+        self._db.execute("DROP TABLE IF EXISTS cards_fts")
+        self._db.executescript(_FTS)
+        rows = self._db.execute("SELECT rowid, payload FROM cards").fetchall()
+        self._db.executemany(
+            "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
+            [(rowid, *_fts_row(Card.model_validate_json(payload))) for rowid, payload in rows],
+        )
 
     def upsert(self, cards: Sequence[Card]) -> None:
+        self._write(cards, None)
+
+    def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                for card in cards:
+                for i, card in enumerate(cards):
                     self._delete_where("id = ?", (card.id,))
+                    start, end = _period(card)
                     cursor = self._db.execute(
-                        "INSERT INTO cards (id, collection, source_id, payload) "
-                        "VALUES (?, ?, ?, ?)",
-                        (card.id, card.collection, card.source_id, card.model_dump_json()),
-                    )
+                        "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
+                        "payload) VALUES (?, ?, ?, ?, ?, ?)",
+                        (card.id, card.collection, card.source_id, start, end,
+                         card.model_dump_json()),
+                    )  # fmt: skip
                     rowid = cursor.lastrowid
                     self._db.execute(
-                        "INSERT INTO cards_fts (rowid, text, heading, title) VALUES (?, ?, ?, ?)",
-                        (rowid, card.text, " ".join(card.heading_path), card.title or ""),
+                        "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (rowid, *_fts_row(card)),
                     )
                     self._db.executemany(
                         "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
                         [(rowid, tag) for tag in card.tags],
                     )
+                    if vectors is not None:
+                        self._db.execute(
+                            "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
+                            (rowid, vectors[i].astype("<f4").tobytes()),
+                        )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+            finally:
+                self._writes += 1
 
     def delete_source(self, source_id: str) -> int:
         with self._lock:
@@ -83,6 +143,8 @@ class KeywordIndex(Retriever):
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+            finally:
+                self._writes += 1
             return removed
 
     def _delete_where(self, condition: str, args: tuple[str, ...]) -> int:
@@ -94,20 +156,74 @@ class KeywordIndex(Retriever):
             self._db.execute("DELETE FROM cards WHERE rowid = ?", (rowid,))
         return len(rowids)
 
-    def search(self, query: str, where: SearchFilter, k: int) -> list[Hit]:
-        match = fts_query(query)
-        if not match:
+    def search(
+        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+    ) -> list[Hit]:
+        ranked = self.keyword_ranking(query, where, k)
+        return self.hits(ranked)
+
+    def keyword_ranking(
+        self, query: str, where: SearchFilter, limit: int
+    ) -> list[tuple[int, float]]:
+        """``(rowid, score)`` of the best ``limit`` BM25 matches, best first."""
+        match = " OR ".join(f'"{w}"' for w in self._informative(content_words(query)))
+        scope = scope_match(where)
+        if not match or scope is None:
             return []
-        conditions, args = _filter_sql(where)
+        if scope:
+            match = f"({match}) AND {scope}"
+        conditions, args = filter_sql(
+            where.model_copy(update={"collections": [], "source_ids": None, "tags": None})
+        )
+        # The join costs a lookup per matching card: only a filter needs it.
+        join = "JOIN cards c ON c.rowid = cards_fts.rowid " if conditions else ""
         sql = (
-            f"SELECT c.payload, bm25(cards_fts, {_WEIGHTS}) AS rank FROM cards_fts "
-            "JOIN cards c ON c.rowid = cards_fts.rowid "
+            f"SELECT cards_fts.rowid, bm25(cards_fts, {_WEIGHTS}) AS rank FROM cards_fts {join}"
             f"WHERE cards_fts MATCH ? {conditions} ORDER BY rank LIMIT ?"
         )
         with self._lock:
-            rows = self._db.execute(sql, (match, *args, k)).fetchall()
+            rows = self._db.execute(sql, (match, *args, limit)).fetchall()
         # FTS5's bm25() is negative, lower is better; the port's scores are higher-is-better.
-        return [Hit(card=Card.model_validate(json.loads(p)), score=-rank) for p, rank in rows]
+        return [(rowid, -rank) for rowid, rank in rows]
+
+    def _informative(self, terms: list[str]) -> list[str]:
+        if len(terms) < 2:
+            return terms
+        with self._lock:
+            state = (int(self._db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+            if state != self._state:
+                self._frequencies.clear()
+                self._total = int(self._db.execute("SELECT count(*) FROM cards").fetchone()[0])
+                self._state = state
+            if self._total * _COMMON_SHARE <= _COMMON_MIN:
+                return terms
+            for term in terms:
+                if term not in self._frequencies:
+                    self._frequencies[term] = int(
+                        self._db.execute(
+                            "SELECT count(*) FROM cards_fts WHERE cards_fts MATCH ?", (f'"{term}"',)
+                        ).fetchone()[0]
+                    )
+        common = self._total * _COMMON_SHARE
+        kept = [t for t in terms if self._frequencies[t] <= common]
+        return kept or [min(terms, key=self._frequencies.__getitem__)]
+
+    def hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
+        """The cards of ``(rowid, score)`` pairs, in the same order."""
+        if not ranked:
+            return []
+        marks = ", ".join("?" * len(ranked))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT rowid, payload FROM cards WHERE rowid IN ({marks})",
+                [rowid for rowid, _ in ranked],
+            ).fetchall()
+        payloads = dict(rows)
+        return [
+            Hit(card=Card.model_validate(json.loads(payloads[rowid])), score=score)
+            for rowid, score in ranked
+            if rowid in payloads
+        ]
 
     def count(self, collection: str | None = None) -> int:
         with self._lock:
@@ -123,16 +239,52 @@ class KeywordIndex(Retriever):
         self._db.close()
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 query matching any content word of ``text``; every term quoted, so no syntax."""
+def content_words(text: str) -> list[str]:
+    """The distinct content words of ``text``, in order, safe to quote as FTS5 terms."""
     seen: dict[str, None] = {}
     for word in words(text):
         if word not in STOPWORDS:
             seen.setdefault(word.replace('"', ""), None)
-    return " OR ".join(f'"{w}"' for w in seen if w)
+    return [w for w in seen if w]
 
 
-def _filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
+def scope_match(where: SearchFilter) -> str | None:
+    """FTS5 conditions for the collections, sources and tags ``where`` allows; None when it
+    allows nothing."""
+    parts = []
+    for kind, values in (
+        ("collection", where.collections or None),
+        ("source", where.source_ids),
+        ("tag", where.tags or None),
+    ):
+        if values is not None:
+            if not values:
+                return None
+            parts.append(f"scope:({' OR '.join(_scope_token(kind, v) for v in values)})")
+    return " AND ".join(parts)
+
+
+def _scope_token(kind: str, value: str) -> str:
+    # A hash keeps any name a single token of letters and digits, whatever it contains.
+    return f'"{kind[0]}{hashlib.sha256(value.encode()).hexdigest()[:16]}"'
+
+
+def _fts_row(card: Card) -> tuple[str, str, str, str]:
+    scope = [
+        _scope_token("collection", card.collection),
+        _scope_token("source", card.source_id),
+        *(_scope_token("tag", tag) for tag in card.tags),
+    ]
+    return (
+        card.text,
+        " ".join(card.heading_path),
+        card.title or "",
+        " ".join(scope).replace('"', ""),
+    )
+
+
+def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
+    """``AND …`` conditions on ``cards c`` for everything ``where`` narrows, and their args."""
     parts: list[str] = []
     args: list[str] = []
     for column, values in (
@@ -149,4 +301,19 @@ def _filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
             f"WHERE tag IN ({', '.join('?' * len(where.tags))}))"
         )
         args.extend(where.tags)
+    # Overlap of two periods; a card without a date is timeless and kept.
+    if where.period_end:
+        parts.append("AND (c.period_start IS NULL OR c.period_start <= ?)")
+        args.append(day(where.period_end, end=True))
+    if where.period_start:
+        parts.append("AND (c.period_end IS NULL OR c.period_end >= ?)")
+        args.append(day(where.period_start))
     return " ".join(parts), args
+
+
+def _period(card: Card) -> tuple[str | None, str | None]:
+    start = card.period_start or card.period_end
+    end = card.period_end or card.period_start
+    if start is None or end is None:
+        return None, None
+    return day(start), day(end, end=True)

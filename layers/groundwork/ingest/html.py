@@ -1,0 +1,235 @@
+"""HTML: headings and their anchors give structure, block elements give paragraphs.
+
+A passage's URL points at its section: the heading's ``id``, or the ``<a name>``/``id`` just
+before it. Metadata comes from ``<title>`` ("Title, by Author" is split), ``<meta
+name="author">``, a date meta and ``<link rel="canonical">``. Two patterns of older pages are
+read as metadata rather than text: a heading directly under another heading that holds a year
+is a dateline (the section's year), and a short line in capitals just under a heading is a
+byline (the section's author, as in "FEDERALIST No. 10" / "MADISON"). Paragraphs without their
+own number are referenced by their position in the section.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from groundwork.ingest.document import Document, Passage, number_of, year_in
+
+PASSAGE_CHARS = 900
+
+_BLOCKS = frozenset(
+    "p div li blockquote pre td th dd dt center section article main aside header footer "
+    "table tr ul ol dl figure figcaption form nav body hr".split()
+)
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
+_DATE_METAS = frozenset(
+    {"date", "dc.date", "dcterms.date", "citation_publication_date", "article:published_time"}
+)
+_PROSE_END = re.compile(r"[.?!\"'”’)]$")
+_BYLINE = re.compile(
+    r"^(?:BY\s+)?[A-Z][A-Z.'\- ]+(?:,? (?:AND|WITH|OR|and|with|or) [A-Z][A-Z.'\- ]+)*$"
+)
+
+
+@dataclass
+class _Block:
+    text: str
+    heading: int = 0  # 1–6 for h1–h6, 0 for a paragraph
+    anchor: str | None = None
+
+
+@dataclass
+class _Section:
+    level: int
+    title: str
+    anchor: str | None
+    author: str | None = None
+    year: str | None = None
+    path: list[str] = field(default_factory=list)
+    paragraphs: list[str] = field(default_factory=list)
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[_Block] = []
+        self.meta: dict[str, str] = {}
+        self._text: list[str] = []
+        # Characters of the current block inside links to this same page: a block that is
+        # nothing else is navigation (a table of contents) and is dropped.
+        self._local_link = False
+        self._linked = 0
+        self._skipping = 0
+        self._in_title = False
+        self._title: list[str] = []
+        self._heading = 0
+        self._heading_anchor: str | None = None
+        self._anchor: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        if tag in _SKIP:
+            self._skipping += 1
+        elif tag == "title":
+            self._in_title = True
+        elif tag == "html" and values.get("lang"):
+            self.meta.setdefault("language", values["lang"][:2].lower())
+        elif tag == "meta":
+            name = (values.get("name") or values.get("property") or "").lower()
+            if name == "author" and values.get("content"):
+                self.meta.setdefault("author", values["content"].strip())
+            elif name in _DATE_METAS and year_in(values.get("content", "")):
+                self.meta.setdefault("year", year_in(values["content"]) or "")
+            elif name == "og:url" and values.get("content"):
+                self.meta.setdefault("url", values["content"].strip())
+        elif tag == "link" and values.get("rel", "").lower() == "canonical" and values.get("href"):
+            self.meta["url"] = values["href"].strip()
+        if tag in _HEADINGS:
+            self._flush()
+            self._heading = _HEADINGS[tag]
+            self._heading_anchor = values.get("id") or self._anchor
+        elif tag in _BLOCKS:
+            self._flush()
+        if tag == "a" and values.get("href", "").startswith("#"):
+            self._local_link = True
+        anchor = values.get("id") or (values.get("name") if tag == "a" else None)
+        if anchor and not "".join(self._text).strip():
+            self._anchor = anchor
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP:
+            self._skipping = max(0, self._skipping - 1)
+        elif tag == "title":
+            self._in_title = False
+        elif tag == "a":
+            self._local_link = False
+        elif tag in _HEADINGS or tag in _BLOCKS:
+            self._flush()
+
+    def handle_data(self, data: str) -> None:
+        if self._skipping:
+            return
+        if self._in_title:
+            self._title.append(data)
+        else:
+            self._text.append(data)
+            if self._local_link:
+                self._linked += len(data.strip())
+
+    def close(self) -> None:
+        super().close()
+        self._flush()
+        if self._title:
+            self.meta.setdefault("title", " ".join("".join(self._title).split()))
+
+    def _flush(self) -> None:
+        text = " ".join("".join(self._text).split())
+        navigation = self._linked >= len(text.replace(" ", ""))
+        self._text.clear()
+        self._linked = 0
+        if text and (self._heading or not navigation):
+            anchor = self._heading_anchor if self._heading else None
+            self.blocks.append(_Block(text, self._heading, anchor))
+            self._anchor = None
+        self._heading, self._heading_anchor = 0, None
+
+
+def parse_html(text: str) -> Document:
+    reader = _Reader()
+    reader.feed(text)
+    reader.close()
+    meta = reader.meta
+    title, _, author = meta.get("title", "").partition(", by ")
+    document = Document(
+        title=title or None,
+        author=meta.get("author") or author or None,
+        year=meta.get("year"),
+        url=meta.get("url"),
+        language=meta.get("language"),
+    )
+    blocks = _without_licence(reader.blocks)
+    if document.title is None:
+        document.title = next((b.text for b in blocks if b.heading == 1), None)
+    for section in _sections(blocks):
+        document.passages.extend(_passages(section))
+    return document
+
+
+def _sections(blocks: list[_Block]) -> list[_Section]:
+    sections: list[_Section] = []
+    stack: list[_Section] = []
+    current = _Section(0, "", None)
+    sections.append(current)
+    for block in blocks:
+        fresh = not current.paragraphs and current.level > 0
+        if block.heading:
+            if fresh and block.heading > current.level and year_in(block.text):
+                current.year = year_in(block.text)  # a dateline, not a heading
+                continue
+            stack = [s for s in stack if s.level < block.heading]
+            parent = stack[-1] if stack else None
+            current = _Section(
+                block.heading,
+                block.text,
+                block.anchor or (parent.anchor if parent else None),
+                parent.author if parent else None,
+                parent.year if parent else None,
+            )
+            stack.append(current)
+            current.path = [s.title for s in stack]
+            sections.append(current)
+        elif fresh and len(block.text) <= 60 and _BYLINE.match(block.text):
+            name = re.sub(r"^BY\s+", "", block.text)
+            current.author = " ".join(w.title() if w.isupper() else w for w in name.split())
+        else:
+            current.paragraphs.append(block.text)
+    return [s for s in sections if s.paragraphs]
+
+
+def _passages(section: _Section) -> list[Passage]:
+    passages: list[Passage] = []
+    pieces: list[str] = []
+    numbers: list[str] = []
+    ordinal = 0
+
+    def flush() -> None:
+        if pieces:
+            reference = None
+            if numbers:
+                reference = numbers[0] if len(numbers) == 1 else f"{numbers[0]}–{numbers[-1]}"
+            passages.append(
+                Passage("\n\n".join(pieces), section.path, section.anchor, reference,
+                        author=section.author, year=section.year)
+            )  # fmt: skip
+        pieces.clear()
+        numbers.clear()
+
+    for paragraph in section.paragraphs:
+        own = number_of(paragraph)
+        if _PROSE_END.search(paragraph) or own:
+            ordinal += 1
+        size = sum(len(p) + 2 for p in pieces) + len(paragraph)
+        # Lines that are not prose ("To the People of the State of New York:") stay with the
+        # paragraph that follows them.
+        if numbers and (own or size > PASSAGE_CHARS):
+            flush()
+        pieces.append(paragraph)
+        if own or _PROSE_END.search(paragraph):
+            numbers.append(own or str(ordinal))
+    flush()
+    return passages
+
+
+def _without_licence(blocks: list[_Block]) -> list[_Block]:
+    """Project Gutenberg pages: the blocks between the START and END markers."""
+    start = _marker(blocks, "START")
+    end = _marker(blocks, "END")
+    return blocks[(start + 1 if start is not None else 0) : end]
+
+
+def _marker(blocks: list[_Block], which: str) -> int | None:
+    pattern = re.compile(rf"\*\*\* ?{which} OF (?:THE|THIS) PROJECT GUTENBERG")
+    return next((i for i, b in enumerate(blocks) if pattern.search(b.text)), None)

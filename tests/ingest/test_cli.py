@@ -1,0 +1,56 @@
+"""``groundwork ingest``: a progress bar, a summary, failures named, ``--delete``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from groundwork.cli.main import main
+from groundwork.retrieval.factory import get_retriever
+from groundwork.settings import get_settings
+from groundwork.storage.factory import get_storage
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GROUNDWORK_RETRIEVAL", "keyword")
+    for cached in (get_settings, get_retriever, get_storage):
+        cached.cache_clear()
+    yield tmp_path / "data"
+    for cached in (get_settings, get_retriever, get_storage):
+        cached.cache_clear()
+
+
+def test_given_a_folder_with_a_bad_file_when_ingested_then_the_summary_names_it(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_text("# Good\n\nA good document.\n")
+    (docs / "bad.pdf").write_bytes(b"not a pdf")
+
+    code = main(["ingest", str(docs), "--collection", "h", "--author", "Team"])
+
+    out = capsys.readouterr()
+    assert code == 1
+    assert "2 files: 1 added, 0 updated, 0 unchanged, 1 failed; 1 passages indexed" in out.out
+    assert "bad.pdf" in out.err
+    assert "ingesting" in out.err  # the progress bar
+    assert get_retriever().count("h") == 1
+
+
+def test_given_an_ingested_file_when_deleted_then_the_collection_is_empty(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = tmp_path / "note.txt"
+    doc.write_text("Note\n\nSomething worth keeping.\n")
+    assert main(["ingest", str(doc), "--collection", "n"]) == 0
+
+    code = main(["ingest", str(doc), "--collection", "n", "--delete"])
+
+    assert code == 0
+    assert "1 documents deleted" in capsys.readouterr().out
+    assert get_retriever().count("n") == 0

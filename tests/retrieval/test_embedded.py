@@ -1,0 +1,113 @@
+"""The embedded hybrid index: fusion, operating points, persistence, updates in place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.embedded import EmbeddedIndex, fuse
+from groundwork.retrieval.keyword import KeywordIndex
+from groundwork.retrieval.rerank import coverage
+from tests.retrieval.conftest import HashingEmbedder, card
+
+ALL = SearchFilter()
+
+
+def test_given_two_rankings_when_fused_then_normalised_scores_add_up() -> None:
+    fused = fuse([(1, 9.0), (2, 8.0), (3, 5.0)], [(2, 0.9), (3, 0.8), (4, 0.7)])
+
+    assert [rowid for rowid, _ in fused] == [2, 1, 3, 4]
+    assert dict(fused) == pytest.approx({1: 0.5, 2: 0.5 * 0.75 + 0.5, 3: 0.25, 4: 0.0})
+
+
+def test_given_cards_when_upserted_twice_then_each_card_is_held_once(index: EmbeddedIndex) -> None:
+    cards = [card("a", "the senate and the house"), card("b", "the president")]
+    index.upsert(cards)
+    index.upsert([cards[0].model_copy(update={"text": "the senate alone"}), cards[1]])
+
+    assert index.count() == 2
+    assert index.search("senate", ALL, 5)[0].card.text == "the senate alone"
+
+
+def test_given_a_deleted_source_when_searching_then_its_cards_and_vectors_are_gone(
+    index: EmbeddedIndex,
+) -> None:
+    index.upsert([card("a", "the senate", source_id="x"), card("b", "the senate house")])
+
+    assert index.delete_source("x") == 1
+    assert [h.card.id for h in index.search("senate", ALL, 5)] == ["b"]
+    assert [
+        rowid for rowid, _ in index.vector_ranking(index._embedder.embed(["senate"])[0], ALL, 5)
+    ]
+
+
+def test_given_fast_quality_when_searching_then_no_model_is_called(
+    index: EmbeddedIndex, embedder: HashingEmbedder
+) -> None:
+    index.upsert([card("a", "the senate")])
+    calls = embedder.calls
+
+    hits = index.search("senate", ALL, 5, quality="fast")
+
+    assert [h.card.id for h in hits] == ["a"]
+    assert embedder.calls == calls
+
+
+def test_given_no_shared_word_when_searching_precisely_then_the_vector_side_still_finds_it(
+    index: EmbeddedIndex,
+) -> None:
+    # The hashing embedder folds plurals, FTS5's porter stemmer does not see "senators" in
+    # "xsenator"; a query word only the vector side knows stands in for a paraphrase.
+    index.upsert([card("a", "upper chamber members"), card("b", "unrelated text about rivers")])
+
+    assert index.search("members", ALL, 1, quality="precise")[0].card.id == "a"
+
+
+def test_given_another_writer_when_searching_then_its_cards_are_seen(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    reader = EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+    reader.upsert([card("a", "first card about courts")])
+    assert reader.search("courts", ALL, 5)
+
+    writer = EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+    writer.upsert([card("b", "second card about courts")])
+
+    ids = {hit.card.id for hit in reader.search("courts", ALL, 5, quality="precise")}
+    assert ids == {"a", "b"}
+    vector_ids = reader.vector_ranking(embedder.embed(["courts"])[0], ALL, 5)
+    assert len(vector_ids) == 2
+
+
+def test_given_a_keyword_only_index_when_opened_as_embedded_then_vectors_are_backfilled(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    KeywordIndex(tmp_path / "index.sqlite3").upsert([card("a", "treaties and alliances")])
+
+    index = EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+
+    assert index.vector_ranking(embedder.embed(["alliances"])[0], ALL, 5)[0][1] > 0.5
+
+
+def test_given_candidates_when_covered_then_the_distinguishing_word_weighs_most() -> None:
+    cards = [card("a", "the militia of the states"), card("b", "the states and congress")]
+
+    share = coverage("militia states", cards)
+
+    assert share[0] == pytest.approx(1.0)
+    assert 0 < share[1] < 0.5
+
+
+def test_given_a_large_index_when_a_query_has_a_very_common_word_then_the_rare_ones_decide(
+    index: EmbeddedIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("groundwork.retrieval.keyword._COMMON_MIN", 2)
+    monkeypatch.setattr("groundwork.retrieval.keyword._COMMON_SHARE", 0.5)
+    index.upsert([card(f"c{i}", "common words everywhere") for i in range(8)])
+    index.upsert([card("rare", "common words and a rare treaty")])
+
+    assert index._informative(["common", "treaty"]) == ["treaty"]
+    assert index._informative(["common", "words"]) == ["common"]  # the rarest word stays
+    assert index.search("common treaty", ALL, 1, quality="fast")[0].card.id == "rare"

@@ -1,0 +1,199 @@
+"""OpenSearch adapter: the exact requests it sends, retries, and the infra files it matches."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex
+from tests.conftest import REPO
+from tests.retrieval.conftest import HashingEmbedder, card
+
+exceptions = pytest.importorskip("opensearchpy.exceptions")
+
+
+class RecordingClient:
+    """Stands in for ``opensearchpy.OpenSearch``: records every call, answers from a script."""
+
+    def __init__(self, answers: dict[str, list[Any]] | None = None) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.answers = answers or {}
+        self.indices = self
+        self.transport = self
+
+    def _answer(self, name: str, **kwargs: Any) -> Any:
+        self.calls.append((name, kwargs))
+        queue = self.answers.get(name)
+        answer = queue.pop(0) if queue else {}
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def bulk(self, **kwargs: Any) -> Any:
+        return self._answer("bulk", **kwargs) or {"errors": False, "items": []}
+
+    def search(self, **kwargs: Any) -> Any:
+        return self._answer("search", **kwargs) or {"hits": {"hits": []}}
+
+    def delete_by_query(self, **kwargs: Any) -> Any:
+        return self._answer("delete_by_query", **kwargs)
+
+    def count(self, **kwargs: Any) -> Any:
+        return self._answer("count", **kwargs)
+
+    def exists(self, **kwargs: Any) -> Any:
+        return self._answer("exists", **kwargs)
+
+    def create(self, **kwargs: Any) -> Any:
+        return self._answer("create", **kwargs)
+
+    def perform_request(self, method: str, url: str, **kwargs: Any) -> Any:
+        return self._answer("perform_request", method=method, url=url, **kwargs)
+
+
+def adapter(client: RecordingClient, *, serverless: bool = False) -> OpenSearchIndex:
+    return OpenSearchIndex(client, HashingEmbedder(), serverless=serverless, sleep=lambda _: None)
+
+
+WHERE = SearchFilter(collections=["c"], tags=["t"], period_start="2024", period_end="2024-06")
+FILTERS = [
+    {"terms": {"collection": ["c"]}},
+    {"terms": {"tags": ["t"]}},
+    {"bool": {"should": [{"range": {"period_start": {"lte": "2024-06-31"}}},
+                         {"bool": {"must_not": [{"exists": {"field": "period_start"}}]}}],
+              "minimum_should_match": 1}},
+    {"bool": {"should": [{"range": {"period_end": {"gte": "2024-01-01"}}},
+                         {"bool": {"must_not": [{"exists": {"field": "period_end"}}]}}],
+              "minimum_should_match": 1}},
+]  # fmt: skip
+KEYWORD = {
+    "bool": {
+        "must": [{"multi_match": {"query": "tax", "fields": ["text^10", "heading^4", "title^2"]}}],
+        "filter": FILTERS,
+    }
+}
+
+
+def test_given_fast_quality_when_searching_then_one_filtered_bm25_query_is_sent() -> None:
+    client = RecordingClient()
+
+    adapter(client).search("tax", WHERE, 7, quality="fast")
+
+    assert client.calls == [
+        ("search", {"index": "groundwork-cards", "params": {},
+                    "body": {"size": 7, "_source": {"includes": ["card"]}, "query": KEYWORD}}),
+    ]  # fmt: skip
+
+
+def test_given_precise_quality_when_searching_then_a_hybrid_query_filters_inside_knn() -> None:
+    client = RecordingClient()
+    vector = [float(x) for x in HashingEmbedder().embed(["tax"])[0]]
+
+    adapter(client).search("tax", WHERE, 7, quality="precise")
+
+    assert client.calls == [
+        ("search", {
+            "index": "groundwork-cards",
+            "params": {"search_pipeline": "groundwork-hybrid"},
+            "body": {"size": 7, "_source": {"includes": ["card"]}, "query": {"hybrid": {"queries": [
+                KEYWORD,
+                {"knn": {"embedding": {"vector": vector, "k": 100,
+                                       "filter": {"bool": {"filter": FILTERS}}}}},
+            ]}}},
+        }),
+    ]  # fmt: skip
+
+
+def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_their_ids() -> None:
+    client = RecordingClient()
+    item = card("a", "the senate", tags=["t"], heading_path=["Article 1"], period_start="1787")
+
+    adapter(client).upsert([item])
+
+    ((name, kwargs),) = client.calls
+    action, source = kwargs["body"]
+    assert (name, action) == ("bulk", {"index": {"_index": "groundwork-cards", "_id": "a"}})
+    assert {k: v for k, v in source.items() if k not in ("embedding", "card")} == {
+        "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"],
+        "period_start": "1787-01-01", "period_end": "1787-12-31", "text": "the senate",
+        "heading": "Article 1", "title": "",
+    }  # fmt: skip
+    assert len(source["embedding"]) == HashingEmbedder.dimension
+    assert source["card"]["id"] == "a"
+
+
+def test_given_serverless_when_upserting_then_old_copies_are_deleted_and_no_id_is_sent() -> None:
+    client = RecordingClient({"search": [{"hits": {"hits": [{"_id": "x1", "sort": ["a"]}]}}]})
+
+    adapter(client, serverless=True).upsert([card("a", "the senate")])
+
+    names = [name for name, _ in client.calls]
+    assert names == ["search", "bulk", "bulk"]
+    assert client.calls[0][1]["body"]["query"] == {"terms": {"card_id": ["a"]}}
+    assert client.calls[1][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
+    assert client.calls[2][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
+
+
+def test_given_a_source_when_deleted_on_a_managed_domain_then_delete_by_query_is_sent() -> None:
+    client = RecordingClient({"delete_by_query": [{"deleted": 3}]})
+
+    assert adapter(client).delete_source("s1") == 3
+    assert client.calls == [("delete_by_query", {
+        "index": "groundwork-cards", "body": {"query": {"term": {"source_id": "s1"}}},
+        "params": {"refresh": "true", "conflicts": "proceed"}})]  # fmt: skip
+
+
+def test_given_throttling_when_calling_then_the_request_is_retried_with_backoff() -> None:
+    throttled = exceptions.TransportError(429, "too_many_requests", {})
+    client = RecordingClient({"count": [throttled, exceptions.ConnectionError("N/A", "reset", None),
+                                        {"count": 4}]})  # fmt: skip
+    waits: list[float] = []
+    index = OpenSearchIndex(client, HashingEmbedder(), sleep=waits.append)
+
+    assert index.count("c") == 4
+    assert len(client.calls) == 3
+    assert len(waits) == 2
+
+
+def test_given_a_client_error_when_calling_then_it_is_not_retried() -> None:
+    client = RecordingClient({"count": [exceptions.TransportError(400, "bad", {})]})
+
+    with pytest.raises(exceptions.TransportError):
+        adapter(client).count()
+    assert len(client.calls) == 1
+
+
+def test_given_a_partly_throttled_bulk_when_indexing_then_only_refused_items_are_resent() -> None:
+    client = RecordingClient({"bulk": [
+        {"errors": True, "items": [{"index": {"status": 201}}, {"index": {"status": 429}}]},
+        {"errors": False, "items": [{"index": {"status": 201}}]},
+    ]})  # fmt: skip
+
+    adapter(client).upsert([card("a", "one"), card("b", "two")])
+
+    first, second = (kwargs["body"] for _, kwargs in client.calls)
+    assert len(first) == 4
+    assert second == first[2:]
+
+
+def test_given_a_new_cluster_when_ensured_then_index_and_pipeline_are_created() -> None:
+    client = RecordingClient({"exists": [False]})
+
+    adapter(client).ensure()
+
+    assert client.calls == [
+        ("exists", {"index": "groundwork-cards"}),
+        ("create", {"index": "groundwork-cards", "body": MAPPING}),
+        ("perform_request", {"method": "PUT", "url": "/_search/pipeline/groundwork-hybrid",
+                             "body": PIPELINE}),
+    ]  # fmt: skip
+
+
+def test_given_the_infra_files_when_read_then_they_are_what_the_adapter_sends() -> None:
+    infra = REPO / "infra" / "opensearch"
+
+    assert json.loads((infra / "cards-index.json").read_text()) == MAPPING
+    assert json.loads((infra / "hybrid-pipeline.json").read_text()) == PIPELINE
