@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from groundwork.observability import tools
+from groundwork.observability.entry import record_answer
 from groundwork.observability.tools import get_tracer
 from tests.serverless.conftest import INPUT_BUCKET, Aws, load_event, run_function
 
@@ -62,3 +63,28 @@ def test_given_lambda_without_the_xray_sdk_then_there_is_no_tracer(
 
     assert get_tracer() is None
     get_tracer.cache_clear()
+
+
+def test_given_a_chat_answer_in_lambda_then_its_cache_hit_and_support_score_are_metrics(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "groundwork-ChatFunction")
+    metrics = tools.get_metrics()
+
+    record_answer(cached=True, support_score=0.9)
+    record_answer(cached=False, support_score=None)
+    metrics.flush_metrics()
+
+    (emitted,) = emf_lines(capsys.readouterr().out)
+    assert emitted["CacheHit"] == [1.0, 0.0]
+    assert emitted["SupportScore"] == [0.9]
+
+
+def test_given_no_lambda_then_chat_answers_add_no_metric(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME", raising=False)
+
+    record_answer(cached=True, support_score=0.9)
+
+    assert "CacheHit" not in tools.get_metrics().metric_set

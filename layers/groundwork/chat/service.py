@@ -28,6 +28,7 @@ from groundwork.chat.language import answer_language
 from groundwork.chat.scope import effective_scope, resolve_scope
 from groundwork.domain.citations import Citation
 from groundwork.errors import ApiError
+from groundwork.observability.entry import record_answer
 from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
 from groundwork.storage.records import (
     ClaimOutcome,
@@ -478,6 +479,7 @@ class ChatService:
         except StorageUnavailable as error:
             raise _unavailable() from error
         self._after_store(plan, conversation, payload)
+        record_answer(cached=record.cached, support_score=record.support)
         return payload
 
     def _create_conversation(self, plan: _Plan) -> ConversationRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -48,3 +49,19 @@ def record_support_score(score: float) -> None:
     from aws_lambda_powertools.metrics import MetricUnit
 
     get_metrics().add_metric("SupportScore", MetricUnit.NoUnit, score)
+
+
+def record_answer(*, cached: bool, support_score: float | None) -> None:
+    """A chat answer's cache hit (1 or 0: its mean is the hit rate) and support score.
+
+    Inside Lambda only, where every request's metrics are flushed (``observability.asgi``);
+    a local server would only pile them up.
+    """
+    if "AWS_LAMBDA_FUNCTION_NAME" not in os.environ:
+        return
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    metrics = get_metrics()
+    metrics.add_metric("CacheHit", MetricUnit.Count, 1 if cached else 0)
+    if support_score is not None:
+        metrics.add_metric("SupportScore", MetricUnit.NoUnit, support_score)
