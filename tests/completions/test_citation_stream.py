@@ -145,3 +145,12 @@ def test_given_no_user_question_last_then_it_is_a_client_error() -> None:
         search_query([Turn("user", "Hi"), Turn("assistant", "Hello")])
 
     assert caught.value.code == "messages.no_question"
+
+
+def test_given_two_passages_saying_the_same_then_both_support_the_sentence() -> None:
+    twin = PASSAGES[0].model_copy(update={"id": "twin", "text": "Yes: God made us. He did."})
+    verifier = GroundedVerifier(HeuristicVerifier())
+
+    verdict = verifier.verify("God made us.", [PASSAGES[2], twin, PASSAGES[0]])
+
+    assert set(verdict.supporting) == {1, 2}

@@ -69,6 +69,19 @@ class GroundedVerifier:
             source = evidence.windows[window].source
             if source not in supporting:
                 supporting.append(source)
+        # The verifier names the best evidence only: a passage that says the same as the best
+        # one supports the sentence too, so each other passage is judged on its own as well.
+        for source in range(len(passages)):
+            own = [
+                w
+                for w, window in zip(windows, evidence.windows, strict=True)
+                if window.source == source
+            ]
+            if source in supporting or not own:
+                continue
+            (alone,) = self._verifier.verify([sentence], own)
+            if alone.score >= self._threshold:
+                supporting.append(source)
         return Verdict(score=support.score, supporting=tuple(supporting))
 
     def _evidence(self, passages: Sequence[Card]) -> Evidence:
