@@ -84,7 +84,11 @@ class ExtractiveComposer(Generator):
 
 
 def _prose(text: str) -> list[str]:
-    """The passage's sentences on one line each; code blocks and fragments are not prose."""
+    """The passage's sentences on one line each; code blocks and fragments are not prose.
+
+    A sentence ending in a colon only introduces what follows it (a list, a command): alone it
+    says nothing, and it would run into the next sentence of the answer.
+    """
     prose = _FENCED.sub("\n\n", text)
     sentences = (" ".join(span.text.split()) for span in split_sentences(prose))
-    return [s for s in sentences if len(s.split()) >= 3]
+    return [s for s in sentences if len(s.split()) >= 3 and not s.endswith(":")]
