@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundwork.storage.base import AnswerRecord, SourceRecord, Storage
-from groundwork.storage.dynamodb_table import ConditionFailed, key, s, text
+from groundwork.storage.dynamodb_table import key, s, text
 
 if TYPE_CHECKING:
     from groundwork.storage.dynamodb_table import DynamoTable
@@ -32,16 +32,7 @@ class DynamoDBStorage(Storage):
         return SourceRecord.model_validate_json(text(item, "body")) if item else None
 
     def delete_source(self, source_id: str) -> bool:
-        try:
-            self._table.call(
-                "delete_item",
-                TableName=self._table.name,
-                Key=key(f"SOURCE#{source_id}", "SOURCE"),
-                ConditionExpression="attribute_exists(pk)",
-            )
-        except ConditionFailed:
-            return False
-        return True
+        return self._table.delete(f"SOURCE#{source_id}", "SOURCE")
 
     def list_sources(self, collection: str) -> list[SourceRecord]:
         items = self._table.query(f"COLLECTION#{collection}", "SOURCE#", index="gsi1")

@@ -38,7 +38,7 @@ class DynamoDBAccountStore(AccountStore):
         return UserRecord.model_validate_json(text(item, "body")) if item else None
 
     def revoke_api_key(self, key_hash: str) -> bool:
-        return self._delete(key(f"APIKEY#{key_hash}", "APIKEY"))
+        return self._table.delete(f"APIKEY#{key_hash}", "APIKEY")
 
     def create_collection(self, name: str, title: str | None = None) -> CollectionRecord:
         collection = CollectionRecord(name=name, title=title, created=self._now())
@@ -66,7 +66,7 @@ class DynamoDBAccountStore(AccountStore):
         return grant
 
     def revoke(self, user_id: str, collection: str) -> bool:
-        return self._delete(key(f"USER#{user_id}", f"GRANT#{collection}"))
+        return self._table.delete(f"USER#{user_id}", f"GRANT#{collection}")
 
     def visible_collections(self, user_id: str) -> list[str]:
         items = self._table.query(f"USER#{user_id}", "GRANT#")
@@ -117,18 +117,6 @@ class DynamoDBAccountStore(AccountStore):
         except TransactionCanceled as error:
             missing = [text(k, "pk") for i, k in enumerate(must_exist) if error.failed(i)]
             raise NotFound(", ".join(missing)) from error
-
-    def _delete(self, item_key: Item) -> bool:
-        try:
-            self._table.call(
-                "delete_item",
-                TableName=self._table.name,
-                Key=item_key,
-                ConditionExpression="attribute_exists(pk)",
-            )
-        except ConditionFailed:
-            return False
-        return True
 
 
 def _user_key(user_id: str) -> Item:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundwork.storage.cache import ResponseCache
-from groundwork.storage.dynamodb_table import TTL_ATTRIBUTE, ConditionFailed, n, s, text
+from groundwork.storage.dynamodb_table import TTL_ATTRIBUTE, n, s, text
 from groundwork.storage.dynamodb_table import key as item_key
 from groundwork.storage.records import CacheEntry
 
@@ -42,13 +42,4 @@ class DynamoDBResponseCache(ResponseCache):
         return entry
 
     def delete(self, key: str) -> bool:
-        try:
-            self._table.call(
-                "delete_item",
-                TableName=self._table.name,
-                Key=item_key(f"CACHE#{key}", "CACHE"),
-                ConditionExpression="attribute_exists(pk)",
-            )
-        except ConditionFailed:
-            return False
-        return True
+        return self._table.delete(f"CACHE#{key}", "CACHE")

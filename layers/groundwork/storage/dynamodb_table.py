@@ -189,6 +189,19 @@ class DynamoTable:
         item: Item | None = reply.get("Item")
         return item
 
+    def delete(self, pk: str, sk: str) -> bool:
+        """Delete an item; False when there was none."""
+        try:
+            self.call(
+                "delete_item",
+                TableName=self.name,
+                Key=key(pk, sk),
+                ConditionExpression="attribute_exists(pk)",
+            )
+        except ConditionFailed:
+            return False
+        return True
+
     def query(self, pk: str, sk_prefix: str = "", *, index: str | None = None) -> list[Item]:
         """Every item of a partition (whose sort key starts with ``sk_prefix``), in key order."""
         names = {"#pk": "gsi1pk" if index else "pk"}
