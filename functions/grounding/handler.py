@@ -12,13 +12,12 @@ from aws_lambda_powertools.logging import correlation_paths
 from pydantic import ValidationError
 
 from groundwork.api.schemas.grounding import CheckGroundingRequest, CheckGroundingResponse
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, invalid_request
 from groundwork.grounding.factory import get_verifier
 from groundwork.grounding.service import check
 from groundwork.http_events import (
     body_of,
     error_response,
-    invalid_request,
     json_response,
     user_of,
 )
@@ -37,7 +36,7 @@ def _check(event: dict[str, Any], _context: Any) -> dict[str, Any]:
         request = CheckGroundingRequest.model_validate_json(body_of(event))
         response = check(request.to_domain(), get_verifier())
     except ValidationError as exc:
-        return error_response(invalid_request(exc))
+        return error_response(invalid_request(exc.errors()))
     except ApiError as exc:
         return error_response(exc)
     record_support_score(response.support_score)

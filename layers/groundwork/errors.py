@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
 
 class ApiError(Exception):
     """A failure a client can act on; rendered in the OpenAI error shape."""
@@ -31,3 +36,18 @@ class ApiError(Exception):
                 "code": self.code,
             }
         }
+
+
+def invalid_request(errors: Sequence[Mapping[str, Any]]) -> ApiError:
+    """400 for pydantic's validation errors: ``request.invalid_json`` or ``request.invalid``,
+    with the first offending field as ``param``."""
+    first = errors[0] if errors else {}
+    location = [str(part) for part in first.get("loc", ()) if part != "body"]
+    param = ".".join(location) or None
+    if first.get("type") == "json_invalid":
+        message = "The request body is not valid JSON."
+        return ApiError(400, "request.invalid_json", message, param=param)
+    message = f"{param or 'body'}: {first.get('msg', 'invalid value')}"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return ApiError(400, "request.invalid", message, param=param)

@@ -1,6 +1,6 @@
 """API Gateway events answered without the FastAPI app, for functions that must start fast.
 
-The same error shape, codes and key rule as the app (``groundwork.api.errors``,
+The same error shape, codes and key rule as the app (``groundwork.errors.invalid_request``,
 ``groundwork.auth.keys``), with none of its imports.
 """
 
@@ -10,11 +10,8 @@ import base64
 import json
 from typing import TYPE_CHECKING, Any
 
-from groundwork.errors import ApiError
-
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
+    from groundwork.errors import ApiError
     from groundwork.settings import Settings
     from groundwork.storage.records import UserRecord
 
@@ -31,15 +28,6 @@ def user_of(event: dict[str, Any], settings: Settings) -> UserRecord:
     from groundwork.auth.headers import user_for
 
     return user_for(event.get("headers") or {}, settings)
-
-
-def invalid_request(exc: ValidationError) -> ApiError:
-    """``request.invalid_json`` or ``request.invalid``, with the field as ``param``."""
-    first = exc.errors()[0]
-    if first["type"] == "json_invalid":
-        return ApiError(400, "request.invalid_json", "The request body is not valid JSON.")
-    param = ".".join(str(part) for part in first["loc"]) or None
-    return ApiError(400, "request.invalid", f"{param or 'body'}: {first['msg']}", param=param)
 
 
 def json_response(status: int, payload: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, invalid_request
 
 if TYPE_CHECKING:
     from fastapi import FastAPI, Request
@@ -42,18 +42,7 @@ async def _api_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = exc.errors()
-    first = errors[0] if errors else {}
-    location = [str(part) for part in first.get("loc", ()) if part != "body"]
-    param = ".".join(location) or None
-    if first.get("type") == "json_invalid":
-        code, message = "request.invalid_json", "The request body is not valid JSON."
-    else:
-        code = "request.invalid"
-        message = f"{param or 'body'}: {first.get('msg', 'invalid value')}"
-        if len(errors) > 1:
-            message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
-    return render(ApiError(400, code, message, param=param))
+    return render(invalid_request(exc.errors()))
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
