@@ -1,7 +1,7 @@
 """API Gateway events answered without the FastAPI app, for functions that must start fast.
 
 The same error shape, codes and key rule as the app (``groundwork.errors.invalid_request``,
-``groundwork.auth.keys``), with none of its imports.
+``groundwork.auth.headers``), with none of the app's imports.
 """
 
 from __future__ import annotations
