@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from groundwork.chat.ownership import owned_conversation
 from groundwork.chat.request import ChatScope
 from groundwork.errors import ApiError
 from groundwork.retrieval.base import SearchFilter
@@ -90,14 +91,9 @@ def resolve_for_user(
     """
     saved: JsonValue = None
     if conversation_id is not None:
-        conversation = stores.conversations.get_conversation(conversation_id)
-        if conversation is None or conversation.user_id != user.id:
-            raise ApiError(
-                404,
-                "conversations.not_found",
-                f"No conversation `{conversation_id}`.",
-                param="conversation_id",
-            )
+        conversation = owned_conversation(
+            stores.conversations, user, conversation_id, param="conversation_id"
+        )
         saved = conversation.scope
     applied, _ = effective_scope(scope, sent=scope_sent, saved=saved)
     where = resolve_scope(

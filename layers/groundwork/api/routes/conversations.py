@@ -15,18 +15,19 @@ from groundwork.api.schemas.chat import (
     SelectVersionRequest,
 )
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
+from groundwork.chat.ownership import owned_conversation
 from groundwork.errors import ApiError
 from groundwork.storage.factory import get_stores
 
 if TYPE_CHECKING:
-    from groundwork.storage.records import ConversationRecord, Turn, UserRecord
+    from groundwork.storage.records import Turn
 
 router = APIRouter(prefix="/v1/conversations", tags=["conversations"])
 
 
 @router.get("/{conv_id}", response_model=Conversation)
 def get_conversation(conv_id: str, user: CurrentUser, settings: SettingsDep) -> Conversation:
-    record = _owned(settings, user, conv_id)
+    record = owned_conversation(get_stores(settings).conversations, user, conv_id)
     return Conversation(
         id=record.id,
         created=record.created,
@@ -39,8 +40,9 @@ def get_conversation(conv_id: str, user: CurrentUser, settings: SettingsDep) -> 
 
 @router.get("/{conv_id}/feed", response_model=Feed)
 def get_feed(conv_id: str, user: CurrentUser, settings: SettingsDep) -> Feed:
-    _owned(settings, user, conv_id)
-    return _feed(conv_id, get_stores(settings).conversations.feed(conv_id))
+    conversations = get_stores(settings).conversations
+    owned_conversation(conversations, user, conv_id)
+    return _feed(conv_id, conversations.feed(conv_id))
 
 
 @router.post("/{conv_id}/versions", response_model=Feed)
@@ -48,8 +50,8 @@ def select_version(
     conv_id: str, body: SelectVersionRequest, user: CurrentUser, settings: SettingsDep
 ) -> Feed:
     """Select a version of a turn; the feed then follows that version's branch."""
-    _owned(settings, user, conv_id)
     conversations = get_stores(settings).conversations
+    owned_conversation(conversations, user, conv_id)
     if conversations.get_question(conv_id, body.question_id) is None:
         raise ApiError(
             404,
@@ -59,14 +61,6 @@ def select_version(
         )
     conversations.select_version(conv_id, body.question_id)
     return _feed(conv_id, conversations.feed(conv_id))
-
-
-def _owned(settings: SettingsDep, user: UserRecord, conv_id: str) -> ConversationRecord:
-    """The user's conversation; another user's is not found, exactly like a missing one."""
-    record = get_stores(settings).conversations.get_conversation(conv_id)
-    if record is None or record.user_id != user.id:
-        raise ApiError(404, "conversations.not_found", f"No conversation `{conv_id}`.")
-    return record
 
 
 def _feed(conv_id: str, turns: list[Turn]) -> Feed:
