@@ -11,6 +11,7 @@ from groundwork.generation.base import Turn
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence
 
+    from groundwork.answer.verification import CitationVerifier
     from groundwork.chat.request import Quality
     from groundwork.generation.base import Generator as TextGenerator
     from groundwork.retrieval.base import Retriever, SearchFilter
@@ -23,6 +24,7 @@ class Answerer:
     retriever: Retriever
     generator: TextGenerator
     k: int
+    verifier: CitationVerifier | None = None  # None: the grounding engine of the settings
 
     def stream(
         self,
@@ -40,5 +42,5 @@ class Answerer:
             for turn in (Turn("user", asked), Turn("assistant", answered))
         ]
         turns.append(Turn("user", question))
-        service = AnswerService(self.retriever, self.generator, k=self.k)
+        service = AnswerService(self.retriever, self.generator, k=self.k, verifier=self.verifier)
         return service.stream(turns, where, AnswerOptions(language=language, quality=quality))

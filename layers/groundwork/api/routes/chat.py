@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from groundwork.answer.verification import GroundedVerifier
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
 from groundwork.api.schemas.chat import ChatDone
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
@@ -26,6 +27,7 @@ from groundwork.chat.request import ChatRequest  # noqa: TC001
 from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Token
 from groundwork.errors import ApiError
 from groundwork.generation.factory import get_generator
+from groundwork.grounding.factory import get_verifier
 from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 
@@ -45,7 +47,12 @@ _STREAM_DOC = (
 
 
 def chat_service(settings: SettingsDep) -> ChatService:
-    answerer = Answerer(get_retriever(settings), get_generator(settings), settings.retrieval_k)
+    answerer = Answerer(
+        get_retriever(settings),
+        get_generator(settings),
+        settings.retrieval_k,
+        GroundedVerifier(get_verifier(settings)),
+    )
     config = ChatConfig(
         lease_seconds=settings.chat_lease_seconds,
         wait_seconds=settings.chat_wait_seconds,
