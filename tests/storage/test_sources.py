@@ -1,8 +1,8 @@
-"""The sources and answers port the ingest pipeline uses, on every backend."""
+"""The sources port the ingest pipeline uses, on every backend."""
 
 from __future__ import annotations
 
-from groundwork.storage.base import AnswerRecord, SourceRecord
+from groundwork.storage.base import SourceRecord
 from tests.storage.conftest import Backend
 
 
@@ -28,12 +28,3 @@ def test_given_sources_when_listed_by_collection_then_only_that_collections_come
     assert backend.storage.delete_source("c") is True
     assert backend.storage.delete_source("c") is False
     assert backend.storage.get_source("c") is None
-
-
-def test_given_an_answer_when_stored_then_it_reads_back_whole(backend: Backend) -> None:
-    answer = AnswerRecord(id="a1", collection="docs", question="q?", text="t [1]", created=5)
-
-    backend.storage.put_answer(answer)
-
-    assert backend.storage.get_answer("a1") == answer
-    assert backend.storage.get_answer("a2") is None

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from pydantic import BaseModel, Field
-
-from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
+from pydantic import BaseModel
 
 
 class SourceRecord(BaseModel):
@@ -18,17 +16,6 @@ class SourceRecord(BaseModel):
     location: str
     content_hash: str
     cards: int
-
-
-class AnswerRecord(BaseModel):
-    """A question and the answer given to it, with the citations it carried."""
-
-    id: str
-    collection: str
-    question: str
-    text: str
-    citations: list[Citation] = Field(default_factory=list)
-    created: int
 
 
 class Storage(ABC):
@@ -47,9 +34,3 @@ class Storage(ABC):
 
     @abstractmethod
     def list_sources(self, collection: str) -> list[SourceRecord]: ...
-
-    @abstractmethod
-    def put_answer(self, answer: AnswerRecord) -> None: ...
-
-    @abstractmethod
-    def get_answer(self, answer_id: str) -> AnswerRecord | None: ...

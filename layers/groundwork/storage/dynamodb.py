@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundwork.storage.base import AnswerRecord, SourceRecord, Storage
+from groundwork.storage.base import SourceRecord, Storage
 from groundwork.storage.dynamodb_table import key, s, text
 
 if TYPE_CHECKING:
@@ -37,14 +37,3 @@ class DynamoDBStorage(Storage):
     def list_sources(self, collection: str) -> list[SourceRecord]:
         items = self._table.query(f"COLLECTION#{collection}", "SOURCE#", index="gsi1")
         return [SourceRecord.model_validate_json(text(item, "body")) for item in items]
-
-    def put_answer(self, answer: AnswerRecord) -> None:
-        self._table.call(
-            "put_item",
-            TableName=self._table.name,
-            Item={**key(f"ANSWER#{answer.id}", "ANSWER"), "body": s(answer.model_dump_json())},
-        )
-
-    def get_answer(self, answer_id: str) -> AnswerRecord | None:
-        item = self._table.get(f"ANSWER#{answer_id}", "ANSWER")
-        return AnswerRecord.model_validate_json(text(item, "body")) if item else None

@@ -1,10 +1,10 @@
-"""The embedded storage of sources and answers, in the shared SQLite file."""
+"""The embedded storage of sources, in the shared SQLite file."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundwork.storage.base import AnswerRecord, SourceRecord, Storage
+from groundwork.storage.base import SourceRecord, Storage
 from groundwork.storage.sqlite_db import SQLiteDatabase
 
 if TYPE_CHECKING:
@@ -40,18 +40,6 @@ class SQLiteStorage(Storage):
                 "SELECT body FROM sources WHERE collection = ? ORDER BY id", (collection,)
             ).fetchall()
         return [SourceRecord.model_validate_json(r[0]) for r in rows]
-
-    def put_answer(self, answer: AnswerRecord) -> None:
-        with self._db.write() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO answers (id, body) VALUES (?, ?)",
-                (answer.id, answer.model_dump_json()),
-            )
-
-    def get_answer(self, answer_id: str) -> AnswerRecord | None:
-        with self._db.read() as db:
-            row = db.execute("SELECT body FROM answers WHERE id = ?", (answer_id,)).fetchone()
-        return AnswerRecord.model_validate_json(row[0]) if row else None
 
     def close(self) -> None:
         self._db.close()

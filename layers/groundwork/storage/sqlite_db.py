@@ -32,10 +32,6 @@ CREATE TABLE IF NOT EXISTS sources (
     body TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sources_collection ON sources(collection);
-CREATE TABLE IF NOT EXISTS answers (
-    id TEXT PRIMARY KEY,
-    body TEXT NOT NULL
-);
 CREATE TABLE IF NOT EXISTS users (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
