@@ -24,7 +24,8 @@ from groundwork.api.app import create_app
 from groundwork.domain.cards import Card
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
-from groundwork.storage.factory import get_stores
+from groundwork.storage.base import SourceRecord
+from groundwork.storage.factory import get_storage, get_stores
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests" / "out"
@@ -57,6 +58,8 @@ CATECHISM = [
         "Baptism is the sacrament that gives our souls the new life of sanctifying grace.",
     ),
 ]
+#: A second collection, so that the source picker has sources to filter.
+HYMN = "O come, all ye faithful, joyful and triumphant, O come ye to Bethlehem."
 
 
 def chromium_path() -> str | None:
@@ -68,32 +71,65 @@ def chromium_path() -> str | None:
 class Site:
     url: str
     key: str
+    settings: Settings
 
 
 def _seed(settings: Settings) -> str:
-    get_retriever(settings).upsert(
-        [
-            Card(
-                id=f"catechism-{reference}",
-                collection="catechism",
-                source_id="baltimore",
-                text=answer,
-                heading=question,
-                reference=reference,
-                title="Baltimore Catechism",
-                author="Third Plenary Council of Baltimore",
-                year="1885",
-                url=f"https://example.org/catechism#{reference}",
-                tags=["sacraments"] if "sacrament" in answer else [],
-                position=n,
-            )
-            for n, (reference, question, answer) in enumerate(CATECHISM)
-        ]
+    """Cards and sources of two collections, and the user ``reader`` who may see both."""
+    hymn = Card(
+        id="hymns-adeste",
+        collection="hymns",
+        source_id="adeste",
+        text=HYMN,
+        heading="Adeste Fideles",
+        title="Adeste Fideles",
+        url="https://example.org/hymns/adeste",
+        position=0,
+    )
+    catechism = [
+        Card(
+            id=f"catechism-{reference}",
+            collection="catechism",
+            source_id="baltimore",
+            text=answer,
+            heading=question,
+            reference=reference,
+            title="Baltimore Catechism",
+            author="Third Plenary Council of Baltimore",
+            year="1885",
+            url=f"https://example.org/catechism#{reference}",
+            tags=["sacraments"] if "sacrament" in answer else [],
+            position=n,
+        )
+        for n, (reference, question, answer) in enumerate(CATECHISM)
+    ]
+    get_retriever(settings).upsert([*catechism, hymn])
+    storage = get_storage(settings)
+    storage.put_source(
+        SourceRecord(
+            id="baltimore",
+            collection="catechism",
+            title="Baltimore Catechism",
+            location="https://example.org/catechism",
+            content_hash="baltimore",
+            cards=len(CATECHISM),
+        )
+    )
+    storage.put_source(
+        SourceRecord(
+            id="adeste",
+            collection="hymns",
+            title="Adeste Fideles",
+            location=hymn.url,
+            content_hash="adeste",
+            cards=1,
+        )
     )
     accounts = get_stores(settings).accounts
     accounts.create_user("reader", "Reader")
-    accounts.create_collection("catechism")
-    accounts.grant("reader", "catechism")
+    for name, title in (("catechism", "Catechism"), ("hymns", "Hymns")):
+        accounts.create_collection(name, title)
+        accounts.grant("reader", name)
     return accounts.issue_api_key("reader")
 
 
@@ -120,7 +156,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("the app did not start under uvicorn")
         time.sleep(0.05)
-    yield Site(f"http://127.0.0.1:{port}", key)
+    yield Site(f"http://127.0.0.1:{port}", key, settings)
     server.should_exit = True
     thread.join(10)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import uuid
 
 from playwright.sync_api import Page, expect
 
+from groundwork.storage.factory import get_stores
+from groundwork.storage.records import QuestionRecord
 from tests.web.conftest import Site, screenshot
 
 
@@ -15,8 +18,10 @@ def _sign_in(page: Page, site: Site) -> None:
     expect(page.locator("#api-key-help")).to_have_text("Saved in this browser.")
 
 
-def _ask(page: Page, question: str) -> None:
-    page.get_by_label("Collections").fill("catechism")
+def _ask(page: Page, question: str, source: str | None = None) -> None:
+    page.get_by_role("checkbox", name="Catechism").check()
+    if source is not None:
+        page.get_by_label("Source", exact=True).select_option(label=source)
     page.get_by_label("Question", exact=True).fill(question)
     page.get_by_role("button", name="Ask", exact=True).click()
     expect(page.locator("#ask-result .marker").first).to_be_visible()
@@ -26,7 +31,7 @@ def test_given_a_question_when_a_citation_is_opened_then_its_passage_shows(
     page: Page, site: Site
 ) -> None:
     _sign_in(page, site)
-    _ask(page, "How many sacraments are there?")
+    _ask(page, "How many sacraments are there?", source="Baltimore Catechism")
 
     sentence = page.locator("#ask-result .sentence", has_text="seven sacraments")
     marker = sentence.locator("xpath=following-sibling::button[1]")
@@ -48,6 +53,97 @@ def test_given_a_question_when_a_citation_is_opened_then_its_passage_shows(
     page.keyboard.press("Escape")
     expect(passage).to_be_hidden()
     expect(marker).to_be_focused()
+
+
+def test_given_two_collections_when_picked_then_the_sources_follow_and_the_question_is_scoped(
+    page: Page, site: Site
+) -> None:
+    _sign_in(page, site)
+    catechism = page.get_by_role("checkbox", name="Catechism")
+    hymns = page.get_by_role("checkbox", name="Hymns")
+    source = page.get_by_label("Source", exact=True)
+    sources = source.locator("option")
+    expect(sources).to_have_text(["Any source", "Baltimore Catechism", "Adeste Fideles"])
+
+    hymns.focus()
+    page.keyboard.press("Space")
+    expect(hymns).to_be_checked()
+    expect(sources).to_have_text(["Any source", "Adeste Fideles"])
+    catechism.check()
+    expect(sources).to_have_text(["Any source", "Baltimore Catechism", "Adeste Fideles"])
+    source.select_option(label="Baltimore Catechism")
+    hymns.uncheck()
+    expect(sources).to_have_text(["Any source", "Baltimore Catechism"])
+    expect(source).to_have_value("baltimore")
+
+    page.get_by_label("Question", exact=True).fill("What is Baptism?")
+    with page.expect_request(lambda request: request.url.endswith("/v1/chat")) as sent:
+        page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.locator("#ask-result .answer")).to_contain_text("sanctifying grace")
+    scope = sent.value.post_data_json["scope"]
+    assert (scope["collections"], scope["source_id"]) == (["catechism"], "baltimore")
+
+    # A source of a collection no longer chosen is not sent.
+    hymns.check()
+    catechism.uncheck()
+    expect(source).to_have_value("")
+    expect(sources).to_have_text(["Any source", "Adeste Fideles"])
+
+
+def test_given_a_browser_with_nothing_stored_when_conversations_open_then_the_server_lists_them(
+    page: Page, site: Site
+) -> None:
+    question = "Who made us, and what is prayer?"
+    _sign_in(page, site)
+    _ask(page, question)
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    _sign_in(page, site)
+
+    page.get_by_role("tab", name="Conversations").click()
+
+    entry = page.locator("#conv-list button", has_text=question)
+    expect(entry).to_have_count(1)
+    entry.click()
+    expect(entry).to_have_attribute("aria-current", "true")
+    expect(page.locator("#conv-feed .turn .question").first).to_have_text(question)
+
+
+def test_given_more_conversations_than_a_page_when_older_ones_are_asked_for_then_they_follow(
+    page: Page, site: Site
+) -> None:
+    # Another user: none of the reader's conversations may show up in this list.
+    user = f"archivist-{uuid.uuid4().hex[:8]}"
+    stores = get_stores(site.settings)
+    stores.accounts.create_user(user, "Archivist")
+    key = stores.accounts.issue_api_key(user)
+    for n in range(23):
+        stores.conversations.create_conversation(f"{user}-{n:02d}", user)
+        stores.conversations.add_question(
+            QuestionRecord(
+                id=uuid.uuid4().int >> 75,
+                conversation_id=f"{user}-{n:02d}",
+                question=f"Archived question {n:02d}",
+                answer_id=f"ans-{n}",
+                answer="An answer.",
+                created=0,
+            )
+        )
+    _sign_in(page, Site(site.url, key, site.settings))
+
+    page.get_by_role("tab", name="Conversations").click()
+
+    entries = page.locator("#conv-list button")
+    expect(entries).to_have_count(20)
+    expect(entries.first).to_have_attribute("aria-current", "true")
+    older = page.get_by_role("button", name="Show older conversations")
+    older.click()
+    expect(entries).to_have_count(23)
+    expect(older).to_be_hidden()
+    expect(entries.nth(20)).to_be_focused()
+    titles = entries.evaluate_all("buttons => buttons.map(b => b.firstChild.textContent)")
+    assert sorted(titles) == [f"Archived question {n:02d}" for n in range(23)]
 
 
 def test_given_a_cached_answer_when_a_fresh_one_is_asked_then_the_cache_is_bypassed(

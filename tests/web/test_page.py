@@ -16,7 +16,15 @@ def test_given_the_app_when_root_is_fetched_then_the_page_is_served(client: Test
 def test_given_the_page_when_its_modules_are_fetched_then_each_is_javascript(
     client: TestClient,
 ) -> None:
-    for name in ("app.js", "api.js", "answer.js", "ask.js", "conversations.js", "grounding.js"):
+    for name in (
+        "app.js",
+        "api.js",
+        "answer.js",
+        "ask.js",
+        "conversations.js",
+        "grounding.js",
+        "scope.js",
+    ):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200, name
         assert response.headers["content-type"].startswith("text/javascript")

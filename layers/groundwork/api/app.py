@@ -11,7 +11,9 @@ from groundwork import __version__
 from groundwork.api import errors
 from groundwork.api.routes import (
     chat,
+    collections,
     completions,
+    conversation_list,
     conversations,
     grounding,
     health,
@@ -61,6 +63,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(models.router, dependencies=keyed)
     app.include_router(grounding.router, dependencies=keyed)
     app.include_router(chat.router)
+    app.include_router(collections.router)
+    app.include_router(conversation_list.router)
     app.include_router(conversations.router)
     app.include_router(scope.router)
     # The reading page at `/` (docs/web.md); it calls the API like any other client.

@@ -4,12 +4,17 @@ Every question is a node whose parent is the version of the previous turn it fol
 versions of a turn share a parent and a ``turn_id``; the conversation records the selected
 version of each turn, and the feed walks from the first turn down the selected versions, so
 the later turns of another version's branch are hidden while it is not selected.
+
+A user's conversations are listed most recently updated first, a page at a time: the cursor
+of a page is the listing key (``updated`` then id) of its last conversation.
 """
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.storage.errors import NotFound
@@ -19,6 +24,33 @@ if TYPE_CHECKING:
     from pydantic import JsonValue
 
     from groundwork.storage.records import Completion, ConversationRecord, QuestionRecord
+
+#: ``updated`` zero-padded, so that listing keys sort as (updated, id) pairs do; nothing in
+#: them needs escaping in a URL's query (conversation ids are ``[A-Za-z0-9_.:-]``).
+_LISTING_KEY = re.compile(r"(\d{12})\.(.+)", re.DOTALL)
+
+
+class InvalidCursor(ValueError):
+    """A cursor that no page of a listing returned."""
+
+
+@dataclass(frozen=True)
+class ConversationPage:
+    conversations: list[ConversationRecord]
+    #: Pass it back for the next page; None on the last page.
+    next_cursor: str | None
+
+
+def listing_key(updated: int, conversation_id: str) -> str:
+    return f"{updated:012d}.{conversation_id}"
+
+
+def parse_cursor(cursor: str) -> tuple[int, str]:
+    """The (updated, id) a cursor names; ``InvalidCursor`` for anything else."""
+    match = _LISTING_KEY.fullmatch(cursor)
+    if match is None:
+        raise InvalidCursor(f"not a conversation cursor: {cursor!r}")
+    return int(match[1]), match[2]
 
 
 class ConversationStore(ABC):
@@ -88,9 +120,32 @@ class ConversationStore(ABC):
             path.append(by_id[path[-1].parent_id])
         return path[::-1]
 
+    def list_conversations(
+        self, user_id: str, *, limit: int, cursor: str | None = None
+    ) -> ConversationPage:
+        """The user's conversations, most recently updated first (ties: by id, descending),
+        at most ``limit``, after the page whose ``next_cursor`` is ``cursor``.
+
+        Raises ``InvalidCursor``. A conversation updated while pages are read moves to the
+        top: it is not on the later pages, and may be on none.
+        """
+        before = parse_cursor(cursor) if cursor is not None else None
+        # One more than asked for tells whether another page follows.
+        found = self._list(user_id, limit + 1, before)
+        page = found[:limit]
+        more = len(found) > limit
+        return ConversationPage(page, listing_key(page[-1].updated, page[-1].id) if more else None)
+
     @abstractmethod
     def _load(self, conversation_id: str) -> tuple[ConversationRecord, list[QuestionRecord]]:
         """The conversation and all its questions by ``seq``; ``NotFound``."""
+
+    @abstractmethod
+    def _list(
+        self, user_id: str, count: int, before: tuple[int, str] | None
+    ) -> list[ConversationRecord]:
+        """At most ``count`` of the user's conversations by (updated, id) descending, only
+        those whose (updated, id) is below ``before`` when it is given."""
 
 
 def selected_branch(
@@ -142,6 +197,11 @@ def place(
         }
     )
     counted = conversation.model_copy(
-        update={"questions": seq, "selected": selected, "updated": now}
+        update={
+            "questions": seq,
+            "selected": selected,
+            "updated": now,
+            "title": question.question if seq == 1 else conversation.title,
+        }
     )
     return counted, placed

@@ -5,13 +5,16 @@
 conversation is conditional on the ``revision`` it read (optimistic locking) and retried on
 a conflict; a question is written in one ``TransactWriteItems`` with its conversation and,
 when given, the completion of its idempotency record, so none is written without the others.
+
+Every write of the conversation also sets its ``gsi1`` key, ``USER#<user>#CONVERSATIONS`` /
+its listing key, so that one query of the index lists a user's conversations newest first.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groundwork.storage.conversations import ConversationStore, place
+from groundwork.storage.conversations import ConversationStore, listing_key, place
 from groundwork.storage.dynamodb_idempotency import (
     completion_record,
     idempotency_item,
@@ -165,6 +168,34 @@ class DynamoDBConversationStore(ConversationStore):
         conversation = ConversationRecord.model_validate_json(text(head, "body"))
         return conversation, sorted(questions, key=lambda q: q.seq), number(head, "revision") or 0
 
+    def _list(
+        self, user_id: str, count: int, before: tuple[int, str] | None
+    ) -> list[ConversationRecord]:
+        condition = "gsi1pk = :pk"
+        values = {":pk": s(_listing_pk(user_id))}
+        if before is not None:
+            condition += " AND gsi1sk < :before"
+            values[":before"] = s(listing_key(*before))
+        request: dict[str, Any] = {
+            "TableName": self._table.name,
+            "IndexName": "gsi1",
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeValues": values,
+            "ScanIndexForward": False,
+            "Limit": count,
+        }
+        found: list[ConversationRecord] = []
+        while len(found) < count:
+            reply = self._table.call("query", **request)
+            found += [
+                ConversationRecord.model_validate_json(text(i, "body")) for i in reply["Items"]
+            ]
+            if "LastEvaluatedKey" not in reply:
+                break
+            request["ExclusiveStartKey"] = reply["LastEvaluatedKey"]
+            request["Limit"] = count - len(found)
+        return found[:count]
+
     def _update(
         self,
         conversation_id: str,
@@ -195,6 +226,8 @@ class DynamoDBConversationStore(ConversationStore):
 def _conversation_item(conversation: ConversationRecord, revision: int) -> Item:
     return {
         **key(f"CONVERSATION#{conversation.id}", "CONVERSATION"),
+        "gsi1pk": s(_listing_pk(conversation.user_id)),
+        "gsi1sk": s(listing_key(conversation.updated, conversation.id)),
         "revision": n(revision),
         "body": s(conversation.model_dump_json()),
     }
@@ -205,6 +238,10 @@ def _question_item(question: QuestionRecord) -> Item:
         **key(f"CONVERSATION#{question.conversation_id}", _question_sk(question.id)),
         "body": s(question.model_dump_json()),
     }
+
+
+def _listing_pk(user_id: str) -> str:
+    return f"USER#{user_id}#CONVERSATIONS"
 
 
 def _question_sk(question_id: int) -> str:

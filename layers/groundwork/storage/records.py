@@ -62,6 +62,8 @@ class ConversationRecord(BaseModel):
     user_id: str
     created: int
     updated: int
+    #: The first question asked in it, for listings; None until the first question is stored.
+    title: str | None = None
     scope: JsonValue = None
     settings: dict[str, JsonValue] = Field(default_factory=dict)
     #: The selected version (question id) of each turn, keyed by the turn's id.

@@ -114,6 +114,20 @@ class SQLiteConversationStore(ConversationStore):
         with self._db.read() as db:
             return _load(db, conversation_id)
 
+    def _list(
+        self, user_id: str, count: int, before: tuple[int, str] | None
+    ) -> list[ConversationRecord]:
+        # The expressions are those of the index `conversations_user` (sqlite_db.py).
+        query = "SELECT body FROM conversations WHERE json_extract(body, '$.user_id') = ?"
+        values: list[object] = [user_id]
+        if before is not None:
+            query += " AND (json_extract(body, '$.updated'), id) < (?, ?)"
+            values += before
+        query += " ORDER BY json_extract(body, '$.updated') DESC, id DESC LIMIT ?"
+        with self._db.read() as db:
+            rows = db.execute(query, (*values, count)).fetchall()
+        return [ConversationRecord.model_validate_json(r[0]) for r in rows]
+
     def _update(self, conversation_id: str, changes: dict[str, object]) -> ConversationRecord:
         with self._db.write() as db:
             conversation = _read(db, conversation_id)

@@ -55,6 +55,9 @@ CREATE TABLE IF NOT EXISTS conversations (
     id TEXT PRIMARY KEY,
     body TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS conversations_user ON conversations(
+    json_extract(body, '$.user_id'), json_extract(body, '$.updated'), id
+);
 CREATE TABLE IF NOT EXISTS questions (
     id INTEGER PRIMARY KEY,
     conversation_id TEXT NOT NULL REFERENCES conversations(id),

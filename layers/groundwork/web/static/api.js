@@ -92,6 +92,17 @@ export function checkGrounding(candidate, facts, threshold, claimScores = true) 
   });
 }
 
+export function collections() {
+  return call("GET", "/v1/collections");
+}
+
+// One page of the key's user's conversations, most recently updated first.
+export function conversations(limit, cursor = null) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (cursor) query.set("cursor", cursor);
+  return call("GET", `/v1/conversations?${query}`);
+}
+
 export function feed(conversationId) {
   return call("GET", `/v1/conversations/${encodeURIComponent(conversationId)}/feed`);
 }

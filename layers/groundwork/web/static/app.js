@@ -1,9 +1,10 @@
 // Wires the three views, the tabs between them and the API key field.
 
 import { apiKey, setApiKey } from "./api.js";
-import { setupAsk } from "./ask.js";
-import { showConversations } from "./conversations.js";
+import { askedConversation, setupAsk } from "./ask.js";
+import { setupConversations, showConversations } from "./conversations.js";
 import { setupGrounding } from "./grounding.js";
+import { loadCollections } from "./scope.js";
 
 const tabs = [...document.querySelectorAll("[role=tab]")];
 
@@ -15,7 +16,7 @@ function select(tab) {
     document.getElementById(other.getAttribute("aria-controls")).hidden = !chosen;
   }
   tab.focus();
-  if (tab.id === "tab-conversations") showConversations();
+  if (tab.id === "tab-conversations") showConversations(askedConversation());
 }
 
 for (const tab of tabs) {
@@ -44,8 +45,12 @@ document.getElementById("key-form").addEventListener("submit", (event) => {
   document.getElementById("api-key-help").textContent = keyField.value.trim()
     ? "Saved in this browser."
     : "Removed from this browser.";
+  // What the pickers and the list hold belongs to the key: list them again for the new one.
+  loadCollections();
+  if (!document.getElementById("view-conversations").hidden) showConversations();
 });
 
 setupAsk();
+setupConversations();
 setupGrounding();
 document.body.dataset.ready = "true";

@@ -2,7 +2,7 @@
 
 import { apiKey, streamChat } from "./api.js";
 import { el, renderAnswer } from "./answer.js";
-import { remember } from "./conversations.js";
+import { chosenScope, loadCollections } from "./scope.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,14 +14,17 @@ const list = (value) =>
 
 let conversationId = null;
 
+// The conversation the questions asked here go to; the conversation view opens it.
+export function askedConversation() {
+  return conversationId;
+}
+
 function request(question) {
-  const collections = list($("ask-collections").value);
   const tags = list($("ask-tags").value);
   const start = $("ask-period-start").value.trim();
   const end = $("ask-period-end").value.trim();
   const scope = {
-    collections: collections.length ? collections : null,
-    source_id: $("ask-source").value.trim() || null,
+    ...chosenScope(),
     tags: tags.length ? tags : null,
     period: start || end ? { start: start || null, end: end || null } : null,
   };
@@ -104,13 +107,13 @@ async function ask(body) {
   if (!done) return;
   conversationId = done.conversation_id;
   $("ask-conversation").textContent = `In conversation ${conversationId}`;
-  remember(conversationId, question);
   const fresh = () =>
     ask({ ...body, bypass_cache: true, version_of: done.question_id, conversation_id: conversationId });
   await showDone(answer, done, fresh);
 }
 
 export function setupAsk() {
+  loadCollections();
   $("ask-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const question = $("ask-question").value.trim();

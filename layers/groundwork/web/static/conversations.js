@@ -1,35 +1,56 @@
-// Conversations: those started on this browser, each one's feed, and versions of its turns.
+// Conversations: the key's user's conversations (GET /v1/conversations), each one's feed,
+// and versions of its turns.
 
-import { feed, selectVersion } from "./api.js";
+import { apiKey, conversations, feed, selectVersion } from "./api.js";
 import { el } from "./answer.js";
 import { showDone, streamInto } from "./ask.js";
 
 const $ = (id) => document.getElementById(id);
-const STORE = "groundwork.conversations";
+const PAGE = 20;
 
-// The API has no listing of a user's conversations: the page keeps the ids it started.
-function known() {
+let listed = [];
+let nextCursor = null;
+let current = null;
+let lastAsked = null;
+
+// Lists the conversations again and opens one: `asked` (the conversation of Ask) when it is
+// new since the last time, else the one open before if it is listed, else the most recent.
+export async function showConversations(asked = null) {
+  const fresh = Boolean(asked) && asked !== lastAsked;
+  if (fresh) lastAsked = asked;
+  if (!apiKey()) {
+    listed = [];
+    nextCursor = null;
+    current = null;
+    renderList("Enter your API key to see your conversations.");
+    $("conv-feed").replaceChildren();
+    return;
+  }
+  const page = await fetchPage(null);
+  if (!page) return;
+  listed = page.data;
+  nextCursor = page.next_cursor;
+  if (fresh) current = asked;
+  else if (!listed.some((c) => c.id === current)) current = listed[0]?.id ?? null;
+  renderList("None yet: ask a question first.");
+  if (current) open(current);
+}
+
+async function fetchPage(cursor) {
   try {
-    return JSON.parse(localStorage.getItem(STORE)) || [];
-  } catch {
-    return [];
+    return await conversations(PAGE, cursor);
+  } catch (failure) {
+    fail(failure);
+    return null;
   }
 }
 
-export function remember(id, title) {
-  const others = known().filter((c) => c.id !== id);
-  const earlier = known().find((c) => c.id === id);
-  const entry = { id, title: earlier?.title || title, updated: Date.now() };
-  localStorage.setItem(STORE, JSON.stringify([entry, ...others].slice(0, 100)));
-}
-
-let current = null;
-
-export function showConversations() {
-  const conversations = known();
-  $("conv-empty").hidden = conversations.length > 0;
+function renderList(emptyText) {
+  $("conv-empty").textContent = listed.length ? "" : emptyText;
+  $("conv-empty").hidden = listed.length > 0;
+  $("conv-more").hidden = !nextCursor;
   $("conv-list").replaceChildren(
-    ...conversations.map((c) =>
+    ...listed.map((c) =>
       el(
         "li",
         {},
@@ -37,21 +58,36 @@ export function showConversations() {
           "button",
           {
             type: "button",
-            "aria-current": c.id === current ? "true" : null,
+            "data-id": c.id,
+            "aria-current": String(c.id === current),
             onclick: () => open(c.id),
           },
-          c.title,
-          el("span", { class: "hint" }, ` ${new Date(c.updated).toLocaleString()}`),
+          c.title || "Untitled conversation",
+          el("span", { class: "hint" }, ` ${new Date(c.updated * 1000).toLocaleString()}`),
         ),
       ),
     ),
   );
-  if (!current && conversations.length) open(conversations[0].id);
+}
+
+export function setupConversations() {
+  $("conv-more").addEventListener("click", async () => {
+    const page = await fetchPage(nextCursor);
+    if (!page) return;
+    const before = listed.length;
+    listed.push(...page.data);
+    nextCursor = page.next_cursor;
+    renderList("None yet: ask a question first.");
+    // Keyboard users go on from the first conversation the button added.
+    ($("conv-list").children[before]?.querySelector("button") ?? $("conv-more")).focus();
+  });
 }
 
 async function open(id) {
   current = id;
-  showConversations();
+  for (const button of $("conv-list").querySelectorAll("button")) {
+    button.setAttribute("aria-current", String(button.dataset.id === id));
+  }
   try {
     render(await feed(id));
   } catch (failure) {
