@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from groundwork.grounding.base import Passage
 from groundwork.grounding.claims import check_required
 from groundwork.grounding.evidence import build_evidence
 from groundwork.grounding.model import DEFAULT_CITATION_THRESHOLD, Fact
@@ -60,7 +59,7 @@ class GroundedVerifier:
         if not check_required(sentence):
             return Verdict(score=0.0, supporting=(), checkable=False)
         evidence = self._evidence(passages)
-        windows = [Passage(w.text, evidence.attributes[w.source]) for w in evidence.windows]
+        windows = evidence.passages
         if not windows:
             return Verdict(score=0.0, supporting=())
         (support,) = self._verifier.verify([sentence], windows)

@@ -6,6 +6,7 @@ import html
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from groundwork.grounding.base import Passage
 from groundwork.text.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -25,28 +26,39 @@ class Window(NamedTuple):
     text: str
 
 
+# A check cuts 2 MB of facts into some 15,000 windows: tuple.__new__ builds each without the
+# Python-level call of a NamedTuple's own __new__.
+_new = tuple.__new__
+
+
 @dataclass(frozen=True)
 class Evidence:
     windows: list[Window]
     # Per fact, its attributes as text ("author: Wikipedia"): part of the fact, so a claim may
     # lean on them whichever window of the fact it cites.
     attributes: list[str]
+    # Per window, what a verifier reads: its text and its fact's attributes.
+    passages: list[Passage]
 
 
 def build_evidence(facts: Sequence[Fact]) -> Evidence:
     windows: list[Window] = []
     attributes: list[str] = []
+    passages: list[Passage] = []
     for source, fact in enumerate(facts):
         text = html.unescape(fact.text)
-        attributes.append(
-            ". ".join(f"{html.unescape(k)}: {html.unescape(v)}" for k, v in fact.attributes.items())
+        context = ". ".join(
+            f"{html.unescape(k)}: {html.unescape(v)}" for k, v in fact.attributes.items()
         )
-        for span in split_sentences(text):
-            if len(span.text) <= _MAX_WINDOW_CHARS:
-                windows.append(Window(source, span.start, span.end, span.text))
+        attributes.append(context)
+        first = len(windows)
+        for start, end, sentence in split_sentences(text):
+            if len(sentence) <= _MAX_WINDOW_CHARS:
+                windows.append(_new(Window, (source, start, end, sentence)))
             else:
-                windows.extend(_cut(source, span.start, span.text))
-    return Evidence(windows, attributes)
+                windows.extend(_cut(source, start, sentence))
+        passages.extend(_new(Passage, (w.text, context)) for w in windows[first:])
+    return Evidence(windows, attributes, passages)
 
 
 def _cut(source: int, start: int, text: str) -> list[Window]:

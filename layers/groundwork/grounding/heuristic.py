@@ -124,12 +124,15 @@ class _Index:
         words = f" {_SEPARATOR} ".join(texts).lower().split()
         contexts = {text: i for i, text in enumerate(dict.fromkeys(p.context for p in passages))}
         context_words = {text: set(text.lower().split()) for text in contexts}
-        relevant, negations = _LEXICON.learn(set(words).union(*context_words.values()), vocabulary)
+        distinct = set(words)
+        distinct.update(*context_words.values())
+        relevant, negations = _LEXICON.learn(distinct, vocabulary)
+        # Words that differ only in punctuation ("paris", "paris,") share their stems: one
+        # entry per distinct tuple of stems.
+        groups = {stems: i for i, stems in enumerate(dict.fromkeys(relevant.values()))}
+        entries = [[stem_ids[stem] for stem in stems if stem in stem_ids] for stems in groups]
         codes: dict[str, int] = dict.fromkeys(negations, _NEGATION_CODE)
-        entries: list[list[int]] = []
-        for word, stems in relevant.items():
-            codes[word] = len(entries)
-            entries.append([stem_ids[stem] for stem in stems if stem in stem_ids])
+        codes.update({word: groups[stems] for word, stems in relevant.items()})
         codes[_SEPARATOR] = _SEPARATOR_CODE
 
         coded = np.fromiter(map(codes.get, words, repeat(-1)), dtype=np.int64, count=len(words))

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from groundwork.errors import ApiError
-from groundwork.grounding.base import Passage, Support
+from groundwork.grounding.base import Support
 from groundwork.grounding.claims import split_claims
 from groundwork.grounding.evidence import build_evidence
 from groundwork.grounding.model import (
@@ -98,7 +98,7 @@ def check(request: CheckRequest, verifier: Verifier) -> CheckResponse:
     validate(request)
     claims = split_claims(request.answer_candidate)
     evidence = build_evidence(request.facts)
-    passages = [Passage(w.text, evidence.attributes[w.source]) for w in evidence.windows]
+    passages = evidence.passages
     to_check = [claim.text for claim in claims if claim.check_required]
     supports = iter(verifier.verify(to_check, passages) if to_check and passages else [])
 
@@ -142,7 +142,7 @@ def score_claim(claim: str, facts: Sequence[Fact], verifier: Verifier) -> tuple[
     answer cites; a fact counts as supporting when one of its sentence windows does.
     """
     evidence = build_evidence(facts)
-    passages = [Passage(w.text, evidence.attributes[w.source]) for w in evidence.windows]
+    passages = evidence.passages
     if not passages or not claim.strip():
         return 0.0, []
     (support,) = verifier.verify([claim], passages)

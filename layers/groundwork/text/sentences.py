@@ -39,6 +39,13 @@ class Span(NamedTuple):
     text: str
 
 
+# A check splits every sentence of 2 MB of facts: tuple.__new__ builds a span without the
+# Python-level call of a NamedTuple's own __new__.
+_new_span = tuple.__new__
+# No abbreviation in the list is longer than this, so a longer word before a period is none.
+_LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
+
+
 def split_sentences(text: str) -> list[Span]:
     """Split ``text`` into sentences; spans are character offsets, end exclusive, trimmed.
 
@@ -63,6 +70,10 @@ def split_sentences(text: str) -> list[Span]:
                 if (
                     text[stop] == "."
                     and text[stop - 1 : stop].isalpha()
+                    and not (
+                        stop > _LONGEST_ABBREVIATION
+                        and text[stop - _LONGEST_ABBREVIATION - 1 : stop].isalpha()
+                    )
                     and _abbreviated(text, stop)
                 ):
                     continue
@@ -77,7 +88,7 @@ def split_sentences(text: str) -> list[Span]:
             stripped = piece.strip()
             if stripped:
                 offset = start + piece.index(stripped[0])
-                append(Span(offset, offset + len(stripped), stripped))
+                append(_new_span(Span, (offset, offset + len(stripped), stripped)))
             start = end
         piece = text[start:limit]
         stripped = piece.strip()
