@@ -59,8 +59,18 @@ class Settings(BaseSettings):
     generation_retries: int = Field(2, ge=0, le=10, description="Retries before the first token.")
     bedrock_model_id: str = Field("amazon.nova-micro-v1:0", description="Bedrock model id.")
     bedrock_region: str | None = Field(None, description="AWS region; None: boto3's default.")
-    verifier: Literal["heuristic"] = Field(
-        "heuristic", description="Scores claims against facts for grounding checks."
+    verifier: Literal["heuristic", "model", "combined"] = Field(
+        "heuristic",
+        description="Scores claims against facts for grounding checks: the lexical heuristic, "
+        "the trained cross-encoder on the heuristic's evidence, or the two averaged.",
+    )
+    verifier_model_claims: int = Field(
+        200,
+        ge=0,
+        le=200,
+        description="With the model or combined verifier: at most this many claims of a check "
+        "are read by the model, those the heuristic is least sure of; the rest keep the "
+        "heuristic's score. Each costs some 20 ms on one core.",
     )
     default_collection: str = Field("default", description="Collection used when none is named.")
     model_name: str = Field("groundwork-1", description="Model id reported by the API.")

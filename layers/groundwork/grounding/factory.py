@@ -19,3 +19,11 @@ def get_verifier(settings: Settings | None = None) -> Verifier:
             from groundwork.grounding.heuristic import HeuristicVerifier
 
             return HeuristicVerifier()
+        case "model":
+            from groundwork.grounding.cross_encoder import CrossEncoderVerifier
+
+            return CrossEncoderVerifier(max_claims=settings.verifier_model_claims)
+        case "combined":
+            from groundwork.grounding.cross_encoder import CrossEncoderVerifier
+
+            return CrossEncoderVerifier(blend=0.5, max_claims=settings.verifier_model_claims)

@@ -1,0 +1,127 @@
+"""The trained verifier: the weights we ship, what they were trained on, and how checks use them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from fastapi.testclient import TestClient
+
+from groundwork.api.app import create_app
+from groundwork.grounding.base import Passage
+from groundwork.grounding.cross_encoder import WEIGHTS, CrossEncoderVerifier, shared_model
+from groundwork.settings import Settings
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+    import numpy.typing as npt
+
+TRAINING_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_verifier.py"
+EIFFEL = [Passage("The Eiffel Tower in Paris was completed in 1889 for the World's Fair.")]
+
+
+def training_script() -> object:
+    spec = importlib.util.spec_from_file_location("train_verifier", TRAINING_SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_given_the_shipped_weights_then_onnxruntime_loads_them_and_they_are_under_40_mb() -> None:
+    import onnxruntime as ort
+
+    model = WEIGHTS / "verifier-int8.onnx"
+    # float32 weights of even three MiniLM layers weigh over 50 MB: under 40 means int8.
+    assert model.stat().st_size < 40_000_000
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    assert {i.name for i in session.get_inputs()} == {
+        "input_ids",
+        "attention_mask",
+        "token_type_ids",
+    }
+
+
+def test_given_the_model_card_then_the_weights_saw_only_sources_licensed_for_commercial_use() -> (
+    None
+):
+    card = json.loads((WEIGHTS / "verifier.json").read_text(encoding="utf-8"))
+    permissive = set(training_script().PERMISSIVE)  # type: ignore[attr-defined]
+    assert card["sources"]
+    assert set(card["sources"]) <= permissive
+    assert card["settings"]["all_sources"] == "False"
+
+
+def test_given_a_fact_when_a_claim_changes_its_year_or_negates_it_then_it_fails() -> None:
+    model = shared_model()
+    premise = EIFFEL[0].text
+    supported, wrong_year, negated = model.score(
+        [
+            (premise, "The Eiffel Tower was completed in 1889."),
+            (premise, "The Eiffel Tower was completed in 1925."),
+            (premise, "The Eiffel Tower was not completed in 1889."),
+        ]
+    )
+    assert supported > 0.5
+    assert wrong_year < 0.5
+    assert negated < 0.5
+
+
+class CountingModel:
+    """The shipped model, counting the pairs it is asked to read."""
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str, str]] = []
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
+        self.pairs += pairs
+        return shared_model().score(pairs)
+
+
+def test_given_a_claim_with_no_words_in_the_facts_when_verified_then_the_model_is_not_asked() -> (
+    None
+):
+    model = CountingModel()
+    verifier = CrossEncoderVerifier(model, blend=0.5)  # type: ignore[arg-type]
+    unrelated, related = verifier.verify(
+        ["Quantum chromodynamics binds quarks.", "The Eiffel Tower was completed in 1889."],
+        EIFFEL,
+    )
+    assert unrelated.score == 0
+    assert unrelated.passages == ()
+    assert [claim for _, claim in model.pairs] == ["The Eiffel Tower was completed in 1889."]
+    assert related.passages[0][0] == 0
+
+
+@pytest.mark.parametrize("blend", [0.0, 0.5])
+def test_given_the_model_or_the_combination_then_scores_and_citations_agree(blend: float) -> None:
+    verifier = CrossEncoderVerifier(blend=blend)
+    (support,) = verifier.verify(["The Eiffel Tower was completed in 1889."], EIFFEL)
+    assert support.passages == ((0, support.score),)
+    assert support.cited(0.5) == [0]
+
+
+def test_given_the_combined_verifier_when_the_endpoint_is_called_then_claims_are_scored(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", bootstrap_docs=False, verifier="combined")
+    with TestClient(create_app(settings)) as client:
+        response = client.post(
+            "/v1/grounding:check",
+            json={
+                "answerCandidate": "The Eiffel Tower was completed in 1889. It was built in 1925.",
+                "facts": [{"factText": EIFFEL[0].text}],
+                "groundingSpec": {"enableClaimLevelScore": True},
+            },
+        )
+    assert response.status_code == 200
+    faithful, wrong = response.json()["claims"]
+    assert faithful["score"] > 0.5 > wrong["score"]
+    assert faithful["citationIndices"] == [0]
+    assert wrong.get("citationIndices", []) == []
