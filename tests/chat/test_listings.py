@@ -111,7 +111,7 @@ def test_given_more_conversations_than_the_limit_when_paged_then_each_comes_once
 @pytest.mark.parametrize(
     ("params", "code", "param"),
     [
-        ({"cursor": "not-a-cursor"}, "cursor.invalid", "cursor"),
+        ({"cursor": "not-a-cursor"}, "cursor.invalid", "query.cursor"),
         ({"limit": 0}, "request.invalid", "query.limit"),
         ({"limit": 101}, "request.invalid", "query.limit"),
         ({"limit": "many"}, "request.invalid", "query.limit"),

@@ -35,7 +35,7 @@ def list_conversations(
             400,
             "cursor.invalid",
             "The cursor is not a `next_cursor` of this listing.",
-            param="cursor",
+            param="query.cursor",
         ) from error
     return ConversationList(
         data=[
