@@ -74,11 +74,11 @@ _CAP_FACTOR = {"fever": 2}
 
 
 def load_pairs(
-    sources: tuple[str, ...], cap: int, rng: random.Random
+    data: Path, sources: tuple[str, ...], cap: int, rng: random.Random
 ) -> list[tuple[str, str, int]]:
     pairs: list[tuple[str, str, int]] = []
     for source in sources:
-        rows = [json.loads(line) for line in (DATA / f"{source}.jsonl").open(encoding="utf-8")]
+        rows = [json.loads(line) for line in (data / f"{source}.jsonl").open(encoding="utf-8")]
         rng.shuffle(rows)
         limit = cap * _CAP_FACTOR.get(source, 1)
         for row in rows[:limit]:
@@ -161,6 +161,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--all-sources", action="store_true", help="experiment only: not shipped")
+    parser.add_argument("--data", type=Path, default=DATA, help="the folder of training pairs")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--max-steps", type=int, default=0, help="stop early (a smoke run)")
     args = parser.parse_args()
@@ -174,8 +175,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
     sources = PERMISSIVE + (EXPERIMENT_ONLY if args.all_sources else ())
-    print(f"loading pairs from {DATA}", flush=True)
-    pairs = load_pairs(sources, args.cap, rng)
+    print(f"loading pairs from {args.data}", flush=True)
+    pairs = load_pairs(args.data, sources, args.cap, rng)
     rng.shuffle(pairs)
     held = max(500, len(pairs) // 30)
     validation, train = pairs[:held], pairs[held:]
@@ -262,7 +263,7 @@ def main() -> None:
         f"first {args.layers} layers",
         "sources": list(sources),
         "pairs": {"train": len(train), "near_misses": added, "validation": len(validation)},
-        "settings": {k: str(v) for k, v in vars(args).items() if k != "out"},
+        "settings": {k: str(v) for k, v in vars(args).items() if k not in ("out", "data")},
         "max_tokens": args.max_tokens,
         "calibration": {"scale": scale, "shift": shift},
         "validation": metrics,
