@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.storage.errors import NotFound
-from groundwork.storage.records import Turn
+from groundwork.storage.records import ConversationRecord, Turn
 
 if TYPE_CHECKING:
     from pydantic import JsonValue
 
-    from groundwork.storage.records import Completion, ConversationRecord, QuestionRecord
+    from groundwork.storage.records import Completion, QuestionRecord
 
 #: ``updated`` zero-padded, so that listing keys sort as (updated, id) pairs do; nothing in
 #: them needs escaping in a URL's query (conversation ids are ``[A-Za-z0-9_.:-]``).
@@ -54,7 +54,6 @@ def parse_cursor(cursor: str) -> tuple[int, str]:
 
 
 class ConversationStore(ABC):
-    @abstractmethod
     def create_conversation(
         self,
         conversation_id: str,
@@ -64,6 +63,17 @@ class ConversationStore(ABC):
         settings: dict[str, JsonValue] | None = None,
     ) -> ConversationRecord:
         """Raises ``AlreadyExists``."""
+        now = self._now()
+        conversation = ConversationRecord(
+            id=conversation_id,
+            user_id=user_id,
+            created=now,
+            updated=now,
+            scope=scope,
+            settings=settings or {},
+        )
+        self._insert(conversation)
+        return conversation
 
     @abstractmethod
     def get_conversation(self, conversation_id: str) -> ConversationRecord | None: ...
@@ -135,6 +145,14 @@ class ConversationStore(ABC):
         page = found[:limit]
         more = len(found) > limit
         return ConversationPage(page, listing_key(page[-1].updated, page[-1].id) if more else None)
+
+    @abstractmethod
+    def _now(self) -> int:
+        """The store's clock, in seconds."""
+
+    @abstractmethod
+    def _insert(self, conversation: ConversationRecord) -> None:
+        """Store a new conversation; ``AlreadyExists`` when its id is taken."""
 
     @abstractmethod
     def _load(self, conversation_id: str) -> tuple[ConversationRecord, list[QuestionRecord]]:

@@ -48,23 +48,10 @@ class DynamoDBConversationStore(ConversationStore):
     def __init__(self, table: DynamoTable) -> None:
         self._table = table
 
-    def create_conversation(
-        self,
-        conversation_id: str,
-        user_id: str,
-        *,
-        scope: JsonValue = None,
-        settings: dict[str, JsonValue] | None = None,
-    ) -> ConversationRecord:
-        now = self._table.now()
-        conversation = ConversationRecord(
-            id=conversation_id,
-            user_id=user_id,
-            created=now,
-            updated=now,
-            scope=scope,
-            settings=settings or {},
-        )
+    def _now(self) -> int:
+        return self._table.now()
+
+    def _insert(self, conversation: ConversationRecord) -> None:
         try:
             self._table.call(
                 "put_item",
@@ -73,8 +60,7 @@ class DynamoDBConversationStore(ConversationStore):
                 ConditionExpression="attribute_not_exists(pk)",
             )
         except ConditionFailed as error:
-            raise AlreadyExists(f"conversation {conversation_id}") from error
-        return conversation
+            raise AlreadyExists(f"conversation {conversation.id}") from error
 
     def get_conversation(self, conversation_id: str) -> ConversationRecord | None:
         item = self._table.get(f"CONVERSATION#{conversation_id}", "CONVERSATION")

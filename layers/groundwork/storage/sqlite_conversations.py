@@ -21,32 +21,18 @@ class SQLiteConversationStore(ConversationStore):
     def __init__(self, database: SQLiteDatabase) -> None:
         self._db = database
 
-    def create_conversation(
-        self,
-        conversation_id: str,
-        user_id: str,
-        *,
-        scope: JsonValue = None,
-        settings: dict[str, JsonValue] | None = None,
-    ) -> ConversationRecord:
-        now = self._db.now()
-        conversation = ConversationRecord(
-            id=conversation_id,
-            user_id=user_id,
-            created=now,
-            updated=now,
-            scope=scope,
-            settings=settings or {},
-        )
+    def _now(self) -> int:
+        return self._db.now()
+
+    def _insert(self, conversation: ConversationRecord) -> None:
         try:
             with self._db.write() as db:
                 db.execute(
                     "INSERT INTO conversations (id, body) VALUES (?, ?)",
-                    (conversation_id, conversation.model_dump_json()),
+                    (conversation.id, conversation.model_dump_json()),
                 )
         except sqlite3.IntegrityError as error:
-            raise AlreadyExists(f"conversation {conversation_id}") from error
-        return conversation
+            raise AlreadyExists(f"conversation {conversation.id}") from error
 
     def get_conversation(self, conversation_id: str) -> ConversationRecord | None:
         with self._db.read() as db:
