@@ -124,18 +124,9 @@ class _Index:
         words = f" {_SEPARATOR} ".join(texts).lower().split()
         contexts = {text: i for i, text in enumerate(dict.fromkeys(p.context for p in passages))}
         context_words = {text: set(text.lower().split()) for text in contexts}
-        distinct = set(words)
-        distinct.update(*context_words.values())
-        relevant, negations = _LEXICON.learn(distinct, vocabulary)
-        # Words that differ only in punctuation ("paris", "paris,") share their stems: one
-        # entry per distinct tuple of stems.
-        groups = {stems: i for i, stems in enumerate(dict.fromkeys(relevant.values()))}
-        entries = [[stem_ids[stem] for stem in stems if stem in stem_ids] for stems in groups]
-        codes: dict[str, int] = dict.fromkeys(negations, _NEGATION_CODE)
-        codes.update({word: groups[stems] for word, stems in relevant.items()})
-        codes[_SEPARATOR] = _SEPARATOR_CODE
-
-        coded = np.fromiter(map(codes.get, words, repeat(-1)), dtype=np.int64, count=len(words))
+        coded, entries, context_stems = _LEXICON.code(
+            words, set().union(*context_words.values()), vocabulary
+        )
         owner = np.cumsum(coded == _SEPARATOR_CODE)
         self._negated = np.zeros(self._count, dtype=bool)
         self._negated[owner[coded == _NEGATION_CODE]] = True
@@ -150,7 +141,7 @@ class _Index:
                 {
                     stem_ids[s]
                     for w in context_words[text]
-                    for s in relevant.get(w, ())
+                    for s in context_stems[w]
                     if s in stem_ids
                 }
             )
@@ -233,40 +224,66 @@ def _expand(
 
 
 class _Lexicon:
-    """Whitespace-separated words of the facts, lower-cased, mapped to their stems once.
+    """Whitespace-separated words of the facts, lower-cased, numbered and stemmed once.
 
-    Splitting on whitespace and set operations run in C; the regular-expression tokenizer and
-    the stemmer then see each distinct word once per process, not each occurrence per call.
-    Kept across calls, since real text repeats its vocabulary, and bounded.
+    Splitting on whitespace and looking each word up run in C; the regular-expression
+    tokenizer and the stemmer see each distinct word once per process, not each occurrence per
+    call. Kept across calls, since real text repeats its vocabulary, and bounded: past
+    ``limit`` words it starts again at the next call.
     """
 
     def __init__(self, limit: int = 200_000) -> None:
         self._limit = limit
-        self._stems: dict[str, tuple[str, ...]] = {}
-        self._forms: dict[str, set[str]] = defaultdict(set)
-        self._negations: set[str] = set()
         self._lock = threading.Lock()
+        self._forget()
 
-    def learn(
-        self, words: set[str], vocabulary: set[str]
-    ) -> tuple[dict[str, tuple[str, ...]], set[str]]:
-        """Those of ``words`` with a stem in ``vocabulary``, with their stems; and negations."""
+    def _forget(self) -> None:
+        self._ids: dict[str, int] = {}
+        self._stems: list[tuple[str, ...]] = []
+        self._negations: list[int] = []
+        self._forms: dict[str, list[int]] = defaultdict(list)  # stem -> numbers of its words
+
+    def code(
+        self, words: list[str], others: set[str], vocabulary: set[str]
+    ) -> tuple[npt.NDArray[np.int64], list[list[int]], dict[str, tuple[str, ...]]]:
+        """Per word, its entry (the claims' stems it carries, indices into ``sorted(vocabulary)``),
+        or a code: a negation, the separator, nothing of the claims; the entries; and the stems
+        of ``others`` (the attributes' words)."""
+        stem_ids = {stem: i for i, stem in enumerate(sorted(vocabulary))}
         with self._lock:
-            missing = words.difference(self._stems)
-            if len(self._stems) + len(missing) > self._limit:
-                self._stems.clear()
-                self._forms.clear()
-                self._negations.clear()
-                missing = words
-            for word in missing:
-                found = tokens(word)
-                self._stems[word] = tuple(k for k in map(normal, found) if k is not None)
-                for key in self._stems[word]:
-                    self._forms[key].add(word)
-                if any(t in NEGATIONS or t.endswith(("n't", "n’t")) for t in found):
-                    self._negations.add(word)
-            relevant = set().union(*(self._forms.get(key, ()) for key in vocabulary)) & words
-            return {word: self._stems[word] for word in relevant}, self._negations & words
+            if len(self._ids) > self._limit:
+                self._forget()
+            ids = np.fromiter(map(self._ids.get, words, repeat(-1)), np.int64, count=len(words))
+            missing = np.flatnonzero(ids < 0)
+            if missing.size:
+                for word in dict.fromkeys(words[i] for i in missing.tolist()):
+                    self._learn(word)
+                ids[missing] = [self._ids[words[i]] for i in missing.tolist()]
+            for word in others.difference(self._ids):
+                self._learn(word)
+            local = np.full(len(self._stems), -1, dtype=np.int64)
+            local[self._negations] = _NEGATION_CODE
+            # Words that differ only in punctuation ("paris", "paris,") share their stems: one
+            # entry per distinct tuple of stems.
+            groups: dict[tuple[str, ...], int] = {}
+            for key in vocabulary:
+                for number in self._forms.get(key, ()):
+                    local[number] = groups.setdefault(self._stems[number], len(groups))
+            if _SEPARATOR in self._ids:
+                local[self._ids[_SEPARATOR]] = _SEPARATOR_CODE
+            stems = {word: self._stems[self._ids[word]] for word in others}
+        entries = [[stem_ids[stem] for stem in key if stem in stem_ids] for key in groups]
+        return local[ids], entries, stems
+
+    def _learn(self, word: str) -> None:
+        number = len(self._stems)
+        self._ids[word] = number
+        found = tokens(word)
+        self._stems.append(tuple(k for k in map(normal, found) if k is not None))
+        for key in self._stems[number]:
+            self._forms[key].append(number)
+        if any(t in NEGATIONS or t.endswith(("n't", "n’t")) for t in found):
+            self._negations.append(number)
 
 
 _LEXICON = _Lexicon()
