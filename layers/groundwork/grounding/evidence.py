@@ -34,23 +34,19 @@ _new = tuple.__new__
 @dataclass(frozen=True)
 class Evidence:
     windows: list[Window]
-    # Per fact, its attributes as text ("author: Wikipedia"): part of the fact, so a claim may
-    # lean on them whichever window of the fact it cites.
-    attributes: list[str]
-    # Per window, what a verifier reads: its text and its fact's attributes.
+    # Per window, what a verifier reads: its text and its fact's attributes as text ("author:
+    # Wikipedia"), part of the fact, so a claim may lean on them whichever window it cites.
     passages: list[Passage]
 
 
 def build_evidence(facts: Sequence[Fact]) -> Evidence:
     windows: list[Window] = []
-    attributes: list[str] = []
     passages: list[Passage] = []
     for source, fact in enumerate(facts):
         text = html.unescape(fact.text)
         context = ". ".join(
             f"{html.unescape(k)}: {html.unescape(v)}" for k, v in fact.attributes.items()
         )
-        attributes.append(context)
         first = len(windows)
         for start, end, sentence in split_sentences(text):
             if len(sentence) <= _MAX_WINDOW_CHARS:
@@ -58,7 +54,7 @@ def build_evidence(facts: Sequence[Fact]) -> Evidence:
             else:
                 windows.extend(_cut(source, start, sentence))
         passages.extend(_new(Passage, (w.text, context)) for w in windows[first:])
-    return Evidence(windows, attributes, passages)
+    return Evidence(windows, passages)
 
 
 def _cut(source: int, start: int, text: str) -> list[Window]:

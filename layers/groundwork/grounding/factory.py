@@ -19,11 +19,10 @@ def get_verifier(settings: Settings | None = None) -> Verifier:
             from groundwork.grounding.heuristic import HeuristicVerifier
 
             return HeuristicVerifier()
-        case "model":
+        case "model" | "combined":
             from groundwork.grounding.cross_encoder import CrossEncoderVerifier
 
-            return CrossEncoderVerifier(max_claims=settings.verifier_model_claims)
-        case "combined":
-            from groundwork.grounding.cross_encoder import CrossEncoderVerifier
-
-            return CrossEncoderVerifier(blend=0.5, max_claims=settings.verifier_model_claims)
+            return CrossEncoderVerifier(
+                blend=0.5 if settings.verifier == "combined" else 0.0,
+                max_claims=settings.verifier_model_claims,
+            )

@@ -125,7 +125,7 @@ class _Index:
         contexts = {text: i for i, text in enumerate(dict.fromkeys(p.context for p in passages))}
         context_words = {text: set(text.lower().split()) for text in contexts}
         coded, entries, context_stems = _LEXICON.code(
-            words, set().union(*context_words.values()), vocabulary
+            words, set().union(*context_words.values()), stem_ids
         )
         owner = np.cumsum(coded == _SEPARATOR_CODE)
         self._negated = np.zeros(self._count, dtype=bool)
@@ -244,12 +244,11 @@ class _Lexicon:
         self._forms: dict[str, list[int]] = defaultdict(list)  # stem -> numbers of its words
 
     def code(
-        self, words: list[str], others: set[str], vocabulary: set[str]
+        self, words: list[str], others: set[str], stem_ids: dict[str, int]
     ) -> tuple[npt.NDArray[np.int64], list[list[int]], dict[str, tuple[str, ...]]]:
-        """Per word, its entry (the claims' stems it carries, indices into ``sorted(vocabulary)``),
-        or a code: a negation, the separator, nothing of the claims; the entries; and the stems
-        of ``others`` (the attributes' words)."""
-        stem_ids = {stem: i for i, stem in enumerate(sorted(vocabulary))}
+        """Per word, its entry (the ids of the claims' stems it carries) or a code: a negation,
+        the separator, nothing of the claims; the entries; and the stems of ``others`` (the
+        attributes' words)."""
         with self._lock:
             if len(self._ids) > self._limit:
                 self._forget()
@@ -266,7 +265,7 @@ class _Lexicon:
             # Words that differ only in punctuation ("paris", "paris,") share their stems: one
             # entry per distinct tuple of stems.
             groups: dict[tuple[str, ...], int] = {}
-            for key in vocabulary:
+            for key in stem_ids:
                 for number in self._forms.get(key, ()):
                     local[number] = groups.setdefault(self._stems[number], len(groups))
             if _SEPARATOR in self._ids:
