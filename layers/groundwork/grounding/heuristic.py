@@ -118,12 +118,14 @@ class _Index:
         stem_ids = {stem: i for i, stem in enumerate(self._stem_list)}
         width = max(1, len(self._stem_list))
 
-        texts = (
-            p.text.replace(_SEPARATOR, " ") if _SEPARATOR in p.text else p.text for p in passages
-        )
-        words = f" {_SEPARATOR} ".join(texts).lower().split()
+        joined = f" {_SEPARATOR} ".join([p.text for p in passages])
+        if joined.count(_SEPARATOR) >= self._count:  # a passage holds one of its own
+            joined = f" {_SEPARATOR} ".join(p.text.replace(_SEPARATOR, " ") for p in passages)
+        # Not lower-cased here: the lexicon learns "The" and "the" apart, once each, which
+        # costs less than lower-casing every character of every check.
+        words = joined.split()
         contexts = {text: i for i, text in enumerate(dict.fromkeys(p.context for p in passages))}
-        context_words = {text: set(text.lower().split()) for text in contexts}
+        context_words = {text: set(text.split()) for text in contexts}
         coded, entries, context_stems = _LEXICON.code(
             words, set().union(*context_words.values()), stem_ids
         )
@@ -224,7 +226,7 @@ def _expand(
 
 
 class _Lexicon:
-    """Whitespace-separated words of the facts, lower-cased, numbered and stemmed once.
+    """Whitespace-separated words of the facts, numbered and stemmed once.
 
     Splitting on whitespace and looking each word up run in C; the regular-expression
     tokenizer and the stemmer see each distinct word once per process, not each occurrence per
@@ -277,7 +279,7 @@ class _Lexicon:
     def _learn(self, word: str) -> None:
         number = len(self._stems)
         self._ids[word] = number
-        found = tokens(word)
+        found = tokens(word.lower())
         self._stems.append(tuple(k for k in map(normal, found) if k is not None))
         for key in self._stems[number]:
             self._forms[key].append(number)

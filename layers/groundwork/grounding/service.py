@@ -10,6 +10,7 @@ from groundwork.errors import ApiError
 from groundwork.grounding.base import Support
 from groundwork.grounding.claims import split_claims
 from groundwork.grounding.evidence import build_evidence
+from groundwork.grounding.gc_pause import collector_paused
 from groundwork.grounding.model import (
     MAX_CANDIDATE_TOKENS,
     MAX_FACT_CHARS,
@@ -96,6 +97,13 @@ def check(request: CheckRequest, verifier: Verifier) -> CheckResponse:
     a check or there are no facts: it measures support found, and none was.
     """
     validate(request)
+    # Paused around a call, not a block: the windows and passages are freed when _check
+    # returns, before the collector runs again.
+    with collector_paused():
+        return _check(request, verifier)
+
+
+def _check(request: CheckRequest, verifier: Verifier) -> CheckResponse:
     claims = split_claims(request.answer_candidate)
     evidence = build_evidence(request.facts)
     passages = evidence.passages
