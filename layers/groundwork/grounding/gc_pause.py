@@ -1,10 +1,10 @@
 """The cyclic garbage collector paused while a check runs.
 
-A maximum-size check allocates some 100,000 container objects (windows, passages, spans, lists
-of words). Every 700 of them start a young-generation collection, and every so often a full one
-walks every object of the process. None of them is garbage before the check returns, so those
-passes only cost time: about 15% of a maximum-size check (docs/grounding.md). Reference counting
-still frees memory as usual; cycles made during a check are collected after it.
+A maximum-size check holds some 30,000 container objects (its windows and passages) until it
+returns. Every 700 of them start a young-generation collection, and every so often a full one
+walks every object of the process; none finds garbage, so those passes only cost time: about
+15% of a maximum-size check (docs/grounding.md). Reference counting still frees memory as usual;
+cycles made during a check are collected after it.
 """
 
 from __future__ import annotations
