@@ -17,11 +17,24 @@ from groundwork.storage.base import Storage
 from groundwork.storage.dynamodb import DynamoDBStorage
 from groundwork.storage.dynamodb_table import DynamoTable, RetryPolicy
 from groundwork.storage.factory import dynamodb_stores, sqlite_stores
+from groundwork.storage.records import QuestionRecord
 from groundwork.storage.sqlite import SQLiteStorage
 from groundwork.storage.sqlite_db import SQLiteDatabase
 from groundwork.storage.stores import Stores
 
 REGION = "us-east-1"
+
+
+def question(question_id: int, text: str, conversation_id: str = "c1") -> QuestionRecord:
+    """A question with its answer, as the chat service writes one."""
+    return QuestionRecord(
+        id=question_id,
+        conversation_id=conversation_id,
+        question=text,
+        answer_id=f"a{question_id}",
+        answer=f"answer to {text}",
+        created=0,
+    )
 
 
 @dataclass

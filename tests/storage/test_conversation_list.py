@@ -5,20 +5,8 @@ from __future__ import annotations
 import pytest
 
 from groundwork.storage.conversations import InvalidCursor
-from groundwork.storage.records import QuestionRecord
 from groundwork.storage.stores import Stores
-from tests.storage.conftest import FakeClock
-
-
-def _question(question_id: int, text: str, conversation_id: str) -> QuestionRecord:
-    return QuestionRecord(
-        id=question_id,
-        conversation_id=conversation_id,
-        question=text,
-        answer_id=f"a{question_id}",
-        answer=f"answer to {text}",
-        created=0,
-    )
+from tests.storage.conftest import FakeClock, question
 
 
 def _ids(stores: Stores, user_id: str, limit: int = 100) -> list[str]:
@@ -45,7 +33,7 @@ def test_given_conversations_when_listed_then_the_most_recently_updated_comes_fi
         clock.advance(10)
     assert _ids(stores, "u1") == ["c3", "c2", "c1"]
 
-    stores.conversations.add_question(_question(11, "one", "c1"))
+    stores.conversations.add_question(question(11, "one", "c1"))
 
     assert _ids(stores, "u1") == ["c1", "c3", "c2"]
     listed = stores.conversations.list_conversations("u1", limit=1).conversations[0]
@@ -84,9 +72,9 @@ def test_given_questions_and_versions_when_listed_then_the_title_is_the_first_qu
     stores.conversations.create_conversation("c1", "u1")
     assert stores.conversations.list_conversations("u1", limit=1).conversations[0].title is None
 
-    stores.conversations.add_question(_question(11, "What is prayer?", "c1"))
-    stores.conversations.add_question(_question(12, "And Baptism?", "c1"))
-    stores.conversations.add_question(_question(21, "What is grace?", "c1"), version_of=11)
+    stores.conversations.add_question(question(11, "What is prayer?", "c1"))
+    stores.conversations.add_question(question(12, "And Baptism?", "c1"))
+    stores.conversations.add_question(question(21, "What is grace?", "c1"), version_of=11)
 
     listed = stores.conversations.list_conversations("u1", limit=1).conversations[0]
     assert listed.title == "What is prayer?"

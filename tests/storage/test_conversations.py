@@ -9,20 +9,9 @@ from groundwork.storage.records import (
     ClaimOutcome,
     Completion,
     IdempotencyStatus,
-    QuestionRecord,
 )
 from groundwork.storage.stores import Stores
-
-
-def _question(question_id: int, text: str, conversation_id: str = "c1") -> QuestionRecord:
-    return QuestionRecord(
-        id=question_id,
-        conversation_id=conversation_id,
-        question=text,
-        answer_id=f"a{question_id}",
-        answer=f"answer to {text}",
-        created=0,
-    )
+from tests.storage.conftest import question
 
 
 def _feed(stores: Stores, conversation_id: str = "c1") -> list[tuple[int, list[int]]]:
@@ -42,7 +31,7 @@ def test_given_questions_when_added_then_the_feed_lists_them_as_turns_in_order(
     conversation: Stores,
 ) -> None:
     for question_id, text in ((11, "one"), (12, "two"), (13, "three")):
-        conversation.conversations.add_question(_question(question_id, text))
+        conversation.conversations.add_question(question(question_id, text))
 
     assert _feed(conversation) == [(11, [11]), (12, [12]), (13, [13])]
     stored = conversation.conversations.get_question("c1", 12)
@@ -57,13 +46,13 @@ def test_given_a_version_of_a_turn_when_added_then_later_turns_hide_until_the_ol
     conversation: Stores,
 ) -> None:
     for question_id, text in ((11, "one"), (12, "two"), (13, "three")):
-        conversation.conversations.add_question(_question(question_id, text))
+        conversation.conversations.add_question(question(question_id, text))
 
-    version = conversation.conversations.add_question(_question(22, "two, edited"), version_of=12)
+    version = conversation.conversations.add_question(question(22, "two, edited"), version_of=12)
 
     assert (version.turn_id, version.parent_id) == (12, 11)
     assert _feed(conversation) == [(11, [11]), (22, [12, 22])]
-    conversation.conversations.add_question(_question(24, "four"))
+    conversation.conversations.add_question(question(24, "four"))
     assert _feed(conversation) == [(11, [11]), (22, [12, 22]), (24, [24])]
     assert [q.id for q in conversation.conversations.branch("c1", 24)] == [11, 22, 24]
 
@@ -76,11 +65,11 @@ def test_given_a_version_of_a_turn_when_added_then_later_turns_hide_until_the_ol
 def test_given_a_version_of_the_first_turn_when_added_then_it_replaces_the_whole_branch(
     conversation: Stores,
 ) -> None:
-    conversation.conversations.add_question(_question(11, "one"))
-    conversation.conversations.add_question(_question(12, "two"))
+    conversation.conversations.add_question(question(11, "one"))
+    conversation.conversations.add_question(question(12, "two"))
 
-    conversation.conversations.add_question(_question(21, "one again"), version_of=11)
-    conversation.conversations.add_question(_question(31, "one, third"), version_of=21)
+    conversation.conversations.add_question(question(21, "one again"), version_of=11)
+    conversation.conversations.add_question(question(31, "one, third"), version_of=21)
 
     assert _feed(conversation) == [(31, [11, 21, 31])]
 
@@ -89,10 +78,10 @@ def test_given_a_question_of_another_conversation_when_versioned_then_not_found(
     conversation: Stores,
 ) -> None:
     conversation.conversations.create_conversation("c2", "u1")
-    conversation.conversations.add_question(_question(91, "elsewhere", "c2"))
+    conversation.conversations.add_question(question(91, "elsewhere", "c2"))
 
     with pytest.raises(NotFound):
-        conversation.conversations.add_question(_question(12, "x"), version_of=91)
+        conversation.conversations.add_question(question(12, "x"), version_of=91)
     with pytest.raises(NotFound):
         conversation.conversations.select_version("c1", 91)
 
@@ -102,7 +91,7 @@ def test_given_a_question_of_another_conversation_when_versioned_then_not_found(
 
 def test_given_no_conversation_when_a_question_is_added_then_not_found(stores: Stores) -> None:
     with pytest.raises(NotFound):
-        stores.conversations.add_question(_question(1, "q", "missing"))
+        stores.conversations.add_question(question(1, "q", "missing"))
     with pytest.raises(NotFound):
         stores.conversations.feed("missing")
 
@@ -110,10 +99,10 @@ def test_given_no_conversation_when_a_question_is_added_then_not_found(stores: S
 def test_given_a_taken_question_id_when_added_again_then_already_exists(
     conversation: Stores,
 ) -> None:
-    conversation.conversations.add_question(_question(11, "one"))
+    conversation.conversations.add_question(question(11, "one"))
 
     with pytest.raises(AlreadyExists):
-        conversation.conversations.add_question(_question(11, "one again"))
+        conversation.conversations.add_question(question(11, "one again"))
 
     assert _feed(conversation) == [(11, [11])]
 
@@ -140,9 +129,9 @@ def test_given_a_scope_when_saved_and_reset_then_the_conversation_keeps_the_last
 def test_given_a_version_with_another_quality_when_added_then_the_settings_stay(
     conversation: Stores,
 ) -> None:
-    conversation.conversations.add_question(_question(11, "one"))
+    conversation.conversations.add_question(question(11, "one"))
 
-    precise = _question(21, "one").model_copy(update={"quality": "precise"})
+    precise = question(21, "one").model_copy(update={"quality": "precise"})
     conversation.conversations.add_question(precise, version_of=11)
 
     record = conversation.conversations.get_conversation("c1")
@@ -161,7 +150,7 @@ def test_given_a_claimed_request_when_its_question_is_added_then_the_record_comp
         user_id="u1", request_id="r1", owner="worker-a", response={"question_id": 11}
     )
 
-    conversation.conversations.add_question(_question(11, "one"), completion=completion)
+    conversation.conversations.add_question(question(11, "one"), completion=completion)
 
     retry = conversation.idempotency.claim("u1", "r1", "worker-b", lease_seconds=30)
     assert retry.outcome is ClaimOutcome.COMPLETE
@@ -177,7 +166,7 @@ def test_given_a_request_taken_over_when_the_old_owner_adds_its_question_then_no
     late = Completion(user_id="u1", request_id="r1", owner="worker-a", response={})
 
     with pytest.raises(NotOwner):
-        conversation.conversations.add_question(_question(11, "one"), completion=late)
+        conversation.conversations.add_question(question(11, "one"), completion=late)
 
     assert _feed(conversation) == []
     record = conversation.conversations.get_conversation("c1")
