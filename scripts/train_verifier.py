@@ -272,7 +272,7 @@ def main() -> None:
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     warmup = max(1, steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / (steps - warmup)))
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
     )
     weight = torch.tensor((len(train) - positives) / max(1, positives))
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=weight.to(device))
