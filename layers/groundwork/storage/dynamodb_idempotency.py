@@ -19,7 +19,7 @@ from groundwork.storage.dynamodb_table import (
     text,
 )
 from groundwork.storage.errors import NotOwner, StorageError
-from groundwork.storage.idempotency import IdempotencyStore, claim_of, completed
+from groundwork.storage.idempotency import IdempotencyStore, claim_of, completed, in_progress
 from groundwork.storage.records import (
     Claim,
     ClaimOutcome,
@@ -46,15 +46,7 @@ class DynamoDBIdempotencyStore(IdempotencyStore):
         payload_hash: str | None = None,
     ) -> Claim:
         now = self._table.now()
-        record = IdempotencyRecord(
-            user_id=user_id,
-            request_id=request_id,
-            status=IdempotencyStatus.IN_PROGRESS,
-            owner=owner,
-            expiration=now + lease_seconds,
-            payload_hash=payload_hash,
-            created=now,
-        )
+        record = in_progress(user_id, request_id, owner, lease_seconds, payload_hash, now)
         try:
             self._table.call(
                 "put_item",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
-from groundwork.storage.records import Claim, ClaimOutcome, IdempotencyStatus
+from groundwork.storage.records import Claim, ClaimOutcome, IdempotencyRecord, IdempotencyStatus
 
 if TYPE_CHECKING:
     from pydantic import JsonValue
 
-    from groundwork.storage.records import Completion, IdempotencyRecord
+    from groundwork.storage.records import Completion
 
 
 class IdempotencyStore(ABC):
@@ -59,6 +59,26 @@ def decide(existing: IdempotencyRecord | None, owner: str, now: int) -> ClaimOut
         return ClaimOutcome.COMPLETE
     # The caller's own record: a retry of a claim whose reply was lost.
     return ClaimOutcome.CLAIMED if existing.owner == owner else ClaimOutcome.IN_PROGRESS
+
+
+def in_progress(
+    user_id: str,
+    request_id: str,
+    owner: str,
+    lease_seconds: int,
+    payload_hash: str | None,
+    now: int,
+) -> IdempotencyRecord:
+    """The record a successful claim writes: the owner's, until its lease runs out."""
+    return IdempotencyRecord(
+        user_id=user_id,
+        request_id=request_id,
+        status=IdempotencyStatus.IN_PROGRESS,
+        owner=owner,
+        expiration=now + lease_seconds,
+        payload_hash=payload_hash,
+        created=now,
+    )
 
 
 def claim_of(existing: IdempotencyRecord, owner: str, now: int) -> Claim:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundwork.storage.errors import NotOwner
-from groundwork.storage.idempotency import IdempotencyStore, claim_of, completed
+from groundwork.storage.idempotency import IdempotencyStore, claim_of, completed, in_progress
 from groundwork.storage.records import (
     Claim,
     ClaimOutcome,
@@ -44,15 +44,7 @@ class SQLiteIdempotencyStore(IdempotencyStore):
                 "(SELECT rowid FROM idempotency WHERE expiration <= ? LIMIT ?)",
                 (now, SWEEP_BATCH),
             )
-            record = IdempotencyRecord(
-                user_id=user_id,
-                request_id=request_id,
-                status=IdempotencyStatus.IN_PROGRESS,
-                owner=owner,
-                expiration=now + lease_seconds,
-                payload_hash=payload_hash,
-                created=now,
-            )
+            record = in_progress(user_id, request_id, owner, lease_seconds, payload_hash, now)
             _write(db, record)
         return Claim(outcome=ClaimOutcome.CLAIMED, record=record)
 
