@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from groundwork.domain.cards import Card
+from groundwork.retrieval import keyword
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex, fuse
 from groundwork.retrieval.keyword import KeywordIndex
@@ -89,6 +91,29 @@ def test_given_a_keyword_only_index_when_opened_as_embedded_then_vectors_are_bac
     index = EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
 
     assert index.vector_ranking(embedder.embed(["alliances"])[0], ALL, 5)[0][1] > 0.5
+
+
+def test_given_a_batch_that_fails_midway_when_upserted_then_nothing_of_it_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = KeywordIndex(tmp_path / "index.sqlite3")
+    index.upsert([card("a", "the senate")])
+    real_row = keyword._fts_row
+
+    def failing_row(written: Card) -> tuple[str, str, str, str]:
+        if written.id == "b":
+            raise RuntimeError("disk full")
+        return real_row(written)
+
+    monkeypatch.setattr(keyword, "_fts_row", failing_row)
+    with pytest.raises(RuntimeError, match="disk full"):
+        index.upsert([card("a", "the house"), card("b", "the house again")])
+    monkeypatch.undo()
+
+    assert index.count() == 1
+    assert [h.card.text for h in index.search("senate", ALL, 5)] == ["the senate"]
+    index.upsert([card("b", "the house")])  # the lock was released
+    assert index.count() == 2
 
 
 def test_given_candidates_when_covered_then_the_distinguishing_word_weighs_most() -> None:

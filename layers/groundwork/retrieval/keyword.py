@@ -10,6 +10,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
@@ -17,7 +18,7 @@ from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
 from groundwork.text.terms import STOPWORDS, words
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from pathlib import Path
 
     import numpy as np
@@ -100,52 +101,50 @@ class KeywordIndex(Retriever):
         self._write(cards, None)
 
     def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                for i, card in enumerate(cards):
-                    self._delete_where("id = ?", (card.id,))
-                    start, end = _period(card)
-                    cursor = self._db.execute(
-                        "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
-                        "payload) VALUES (?, ?, ?, ?, ?, ?)",
-                        (card.id, card.collection, card.source_id, start, end,
-                         card.model_dump_json()),
-                    )  # fmt: skip
-                    rowid = cursor.lastrowid
+        with self._transaction():
+            for i, card in enumerate(cards):
+                self._delete_where("id = ?", (card.id,))
+                start, end = _period(card)
+                cursor = self._db.execute(
+                    "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
+                    "payload) VALUES (?, ?, ?, ?, ?, ?)",
+                    (card.id, card.collection, card.source_id, start, end,
+                     card.model_dump_json()),
+                )  # fmt: skip
+                rowid = cursor.lastrowid
+                self._db.execute(
+                    "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (rowid, *_fts_row(card)),
+                )
+                self._db.executemany(
+                    "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
+                    [(rowid, tag) for tag in card.tags],
+                )
+                if vectors is not None:
                     self._db.execute(
-                        "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (rowid, *_fts_row(card)),
+                        "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
+                        (rowid, vectors[i].astype("<f4").tobytes()),
                     )
-                    self._db.executemany(
-                        "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
-                        [(rowid, tag) for tag in card.tags],
-                    )
-                    if vectors is not None:
-                        self._db.execute(
-                            "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
-                            (rowid, vectors[i].astype("<f4").tobytes()),
-                        )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            finally:
-                self._writes += 1
 
     def delete_source(self, source_id: str) -> int:
+        with self._transaction():
+            return self._delete_where("source_id = ?", (source_id,))
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A write under the lock, committed whole or rolled back; either way the cached word
+        frequencies are stale after it."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                removed = self._delete_where("source_id = ?", (source_id,))
+                yield
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             finally:
                 self._writes += 1
-            return removed
 
     def _delete_where(self, condition: str, args: tuple[str, ...]) -> int:
         rowids = [
