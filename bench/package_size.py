@@ -18,7 +18,8 @@ from pathlib import Path
 from groundwork.local_lambda.functions import load
 from groundwork.local_lambda.stack import default_build_dir, default_tools_dir
 
-LIMIT = 250 * 1024 * 1024  # Lambda: function code and all its layers, unzipped
+# Lambda's "250 MB": 262,144,000 bytes, the function code and all its layers, unzipped.
+LIMIT = 250 * 1024 * 1024
 MB = 1024 * 1024
 
 
@@ -46,7 +47,7 @@ def main() -> None:
             layers["LambdaAdapterLayer (built from the crate)"] = adapter
     measured = {name: sizes(path) for name, path in layers.items()}
 
-    print("| layer | unzipped MB | of which .pyc MB |")
+    print("| layer | unzipped MiB | of which .pyc MiB |")
     print("|---|---:|---:|")
     for name, (total, pyc) in measured.items():
         print(f"| {name} | {total / MB:.1f} | {pyc / MB:.1f} |")
@@ -58,7 +59,7 @@ def main() -> None:
             )
             print(f"\nlargest in {name}:", ", ".join(f"{n} {s / MB:.1f}" for s, n in biggest[:8]))
     print()
-    print("| function | code MB | with its layers MB | of 250 MB | fits |")
+    print("| function | code MiB | with its layers MiB | of 250 MiB | fits |")
     print("|---|---:|---:|---:|---|")
     for function in functions.values():
         code, _ = sizes(Path(function.code))
