@@ -202,7 +202,11 @@ def start(
             raise ValueError(f"{function.name}: cannot lay out the layer {arn}")
         layers.append(tools.adapter_layer)
     home = workdir / function.name
-    lay_out(home / "opt", layers)
+    home.mkdir(parents=True, exist_ok=True)
+    # Functions with the same layers share one laid-out /opt (read-only to each of them).
+    opt = workdir / ("opt-" + "+".join(p.name for p in layers))
+    if not opt.exists():
+        lay_out(opt, layers)
     runtime_dir = tools.runtime(function.runtime) / "var-runtime"
     (runtime_dir / "bootstrap.py").write_text(BOOTSTRAP_PY)
     bootstrap = home / "bootstrap"
@@ -216,7 +220,7 @@ def start(
         # Read-only, as on Lambda: no bytecode cache is written beside the layers or the code.
         'mount --bind "$0" /opt && mount -o remount,ro,bind /opt'
         ' && mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"',
-        str(home / "opt"),
+        str(opt),
         function.code,
         str(tools.rie),
         "--runtime-interface-emulator-address",
