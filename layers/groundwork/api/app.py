@@ -21,6 +21,7 @@ from groundwork.api.routes import (
     scope,
     search,
 )
+from groundwork.api.security_headers import SecurityHeaders
 from groundwork.auth.keys import require_key_when_configured
 from groundwork.settings import Settings, get_settings
 from groundwork.web.router import router as web_router
@@ -55,6 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
+    docs_pages = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+    app.add_middleware(SecurityHeaders, exempt=frozenset(p for p in docs_pages if p))
     app.include_router(health.router)
     # Open unless GROUNDWORK_REQUIRE_API_KEY; native chat always needs a key (docs/chat.md).
     keyed = [Depends(require_key_when_configured)]

@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card
+from groundwork.domain.links import relative_link, safe_link
 from groundwork.storage.base import SourceRecord
 
 if TYPE_CHECKING:
@@ -174,10 +175,14 @@ class Ingestor:
 def cards_of(
     document: Document, collection: str, sid: str, location: str, tags: list[str]
 ) -> list[Card]:
-    """A document's passages as cards; a passage's own metadata wins over its document's."""
+    """A document's passages as cards; a passage's own metadata wins over its document's.
+
+    A URL that is neither http(s) nor relative (``javascript:``…) is not kept: the card links
+    to its file instead (see ``domain/links.py``).
+    """
     cards = []
     for i, passage in enumerate(document.passages):
-        base = passage.url or document.url or location
+        base = safe_link(passage.url) or safe_link(document.url) or relative_link(location)
         cards.append(
             Card(
                 id=f"{sid}-{i:05d}",
