@@ -78,6 +78,9 @@ class Remembering(Retriever):
     def delete_source(self, source_id: str) -> int:
         return self.inner.delete_source(source_id)
 
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        self.inner.replace_source(source_id, cards)
+
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:

@@ -21,6 +21,9 @@ class SpyIndex(Retriever):
     def delete_source(self, source_id: str) -> int:
         raise NotImplementedError
 
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        raise NotImplementedError
+
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:

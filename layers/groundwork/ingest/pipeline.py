@@ -153,8 +153,12 @@ class Ingestor:
         if not document.passages:
             raise ValueError("no text found")
         cards = cards_of(document, collection, sid, location, tags)
-        self._retriever.delete_source(sid)
-        self._retriever.upsert(cards)
+        if existing:
+            # Until the new version is in, the record knows no content: if the process dies
+            # after the swap below, the next run ingests the file again, whatever it holds.
+            self._storage.put_source(existing.model_copy(update={"content_hash": ""}))
+        # Embeds first, then swaps: the old version stays searchable until the new one is in.
+        self._retriever.replace_source(sid, cards)
         self._storage.put_source(
             SourceRecord(
                 id=sid,

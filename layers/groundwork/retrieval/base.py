@@ -45,6 +45,17 @@ class Retriever(ABC):
         """Remove every card of a source; returns how many were removed."""
 
     @abstractmethod
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        """Make ``cards`` the whole of a source: a re-ingest's write.
+
+        A search never finds the source missing, even if the process dies midway: the new
+        cards are made ready (embedded) first, then either swapped in one transaction (the
+        SQLite index), or written before the source's cards that are not among them are
+        deleted (OpenSearch), where a crash in between leaves both versions, never neither.
+        Every card must belong to ``source_id``.
+        """
+
+    @abstractmethod
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:

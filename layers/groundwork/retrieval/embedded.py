@@ -70,6 +70,13 @@ class EmbeddedIndex(KeywordIndex):
         self._vectors = None
         return removed
 
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        # Embedding is the slow part: done before the transaction, so the old cards stay
+        # searchable (and a crash keeps them) until the swap.
+        vectors = self._embedder.embed([passage_text(card) for card in cards]) if cards else None
+        self._swap(source_id, cards, vectors)
+        self._vectors = None
+
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:

@@ -100,32 +100,48 @@ class KeywordIndex(Retriever):
     def upsert(self, cards: Sequence[Card]) -> None:
         self._write(cards, None)
 
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        self._swap(source_id, cards, None)
+
     def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
         with self._transaction():
-            for i, card in enumerate(cards):
-                self._delete_where("id = ?", (card.id,))
-                start, end = _period(card)
-                cursor = self._db.execute(
-                    "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
-                    "payload) VALUES (?, ?, ?, ?, ?, ?)",
-                    (card.id, card.collection, card.source_id, start, end,
-                     card.model_dump_json()),
-                )  # fmt: skip
-                rowid = cursor.lastrowid
+            self._insert(cards, vectors)
+
+    def _swap(
+        self, source_id: str, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None
+    ) -> None:
+        """The source's cards replaced by ``cards`` in one transaction: readers see the old
+        version or the new one, and a crash rolls back to the old."""
+        if any(card.source_id != source_id for card in cards):
+            raise ValueError(f"every card must belong to the source {source_id}")
+        with self._transaction():
+            self._delete_where("source_id = ?", (source_id,))
+            self._insert(cards, vectors)
+
+    def _insert(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
+        """Write cards (and their vectors), inside the caller's transaction."""
+        for i, card in enumerate(cards):
+            self._delete_where("id = ?", (card.id,))
+            start, end = _period(card)
+            cursor = self._db.execute(
+                "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
+                "payload) VALUES (?, ?, ?, ?, ?, ?)",
+                (card.id, card.collection, card.source_id, start, end, card.model_dump_json()),
+            )
+            rowid = cursor.lastrowid
+            self._db.execute(
+                "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
+                (rowid, *_fts_row(card)),
+            )
+            self._db.executemany(
+                "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
+                [(rowid, tag) for tag in card.tags],
+            )
+            if vectors is not None:
                 self._db.execute(
-                    "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (rowid, *_fts_row(card)),
+                    "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
+                    (rowid, vectors[i].astype("<f4").tobytes()),
                 )
-                self._db.executemany(
-                    "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
-                    [(rowid, tag) for tag in card.tags],
-                )
-                if vectors is not None:
-                    self._db.execute(
-                        "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
-                        (rowid, vectors[i].astype("<f4").tobytes()),
-                    )
 
     def delete_source(self, source_id: str) -> int:
         with self._transaction():

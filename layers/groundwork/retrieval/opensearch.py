@@ -26,6 +26,9 @@ from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    import numpy as np
+    import numpy.typing as npt
+
     from groundwork.embeddings.base import Embedder
 
 logger = logging.getLogger(__name__)
@@ -117,6 +120,20 @@ class OpenSearchIndex(Retriever):
         vectors = self._embedder.embed([_embedded_text(card) for card in cards])
         if self._serverless:
             self._delete_ids(self._ids({"terms": {"card_id": [card.id for card in cards]}}))
+        self._index_cards(cards, vectors)
+
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        # Write, then delete what the new version no longer holds: there is no transaction
+        # across documents, and a crash in between leaves stale cards, never none.
+        old = self._ids({"term": {"source_id": source_id}})
+        if cards:
+            self._index_cards(cards, self._embedder.embed([_embedded_text(c) for c in cards]))
+        # Serverless ids are the cluster's own, so every old one is stale; elsewhere a card's
+        # id is its _id, and the new version's cards were overwritten in place.
+        kept = set() if self._serverless else {card.id for card in cards}
+        self._delete_ids([i for i in old if i not in kept])
+
+    def _index_cards(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32]) -> None:
         actions: list[dict[str, Any]] = []
         for card, vector in zip(cards, vectors, strict=True):
             action: dict[str, Any] = {"_index": self._index}
