@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from groundwork.settings import Settings
+from groundwork.storage.factory import get_stores
 from tests.chat.fixtures import World, ask, bearer, seed, sse_events
 from tests.conftest import REPO
 
@@ -155,9 +156,13 @@ def test_given_a_client_disconnecting_mid_stream_when_retrying_then_one_complete
     assert stored_answers(world, "c-drop") == [retried[-1]["data"]["text"]]
 
 
-def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then_completed_once(
+def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then_done_once(
     world: World,
 ) -> None:
+    """Given a server killed with SIGKILL mid-answer, when the request is retried on a new one,
+    then one question is stored and one question (2 credits, precise) is charged."""
+    quotas = get_stores(world.settings).quotas
+    before = quotas.get_quota("alice")
     first = start_server(world.settings.data_dir, delay=0.2, lease=2)
     body = ask(
         QUESTION, stream=True, request_id="kill-1", conversation_id="c-kill", bypass_cache=True
@@ -201,3 +206,9 @@ def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then
     assert "Matrimony" in retried[-1]["data"]["text"]
     assert [e["event"] for e in replayed] == ["token", "done"]
     assert stored_answers(world, "c-kill") == [retried[-1]["data"]["text"]]
+    after = quotas.get_quota("alice")
+    charged = (
+        after.questions_used - before.questions_used,
+        after.credits_used - before.credits_used,
+    )
+    assert charged == (1, 2)

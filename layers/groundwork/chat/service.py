@@ -30,6 +30,7 @@ from groundwork.domain.citations import Citation
 from groundwork.errors import ApiError
 from groundwork.observability.entry import record_answer
 from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
+from groundwork.storage.quotas import Charge
 from groundwork.storage.records import (
     ClaimOutcome,
     Completion,
@@ -394,7 +395,9 @@ class ChatService:
 
     def _consume(self, plan: _Plan) -> None:
         try:
-            self.stores.quotas.consume(plan.user.id, questions=1, credits=plan.credits)
+            self.stores.quotas.consume(
+                plan.user.id, questions=1, credits=plan.credits, charge=self._charge(plan)
+            )
         except QuotaExceeded as error:
             code = f"quota.{error.reason}_exhausted"
             raise ApiError(
@@ -419,10 +422,19 @@ class ChatService:
     def abandon(self, plan: _Plan) -> None:
         """Give back what an unfinished run took, so a retry starts over."""
         try:
-            self.stores.quotas.refund(plan.user.id, questions=1, credits=plan.credits)
+            self.stores.quotas.refund(
+                plan.user.id, questions=1, credits=plan.credits, charge=self._charge(plan)
+            )
         except Exception:
             logger.exception("refund failed for user %s", plan.user.id)
         self._release(plan)
+
+    def _charge(self, plan: _Plan) -> Charge | None:
+        """A question with a ``request_id`` is charged once, even when a retry takes over the
+        request from a run that died mid-answer."""
+        if plan.body.request_id is None:
+            return None
+        return Charge(plan.body.request_id, plan.owner, self.config.retention_seconds)
 
     def _release(self, plan: _Plan) -> None:
         if plan.body.request_id is None:

@@ -73,6 +73,14 @@ CREATE TABLE IF NOT EXISTS idempotency (
     PRIMARY KEY (user_id, request_id)
 );
 CREATE INDEX IF NOT EXISTS idempotency_expiration ON idempotency(expiration);
+CREATE TABLE IF NOT EXISTS quota_charges (
+    user_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expiration INTEGER NOT NULL,
+    PRIMARY KEY (user_id, request_id)
+);
+CREATE INDEX IF NOT EXISTS quota_charges_expiration ON quota_charges(expiration);
 CREATE TABLE IF NOT EXISTS cache (
     key TEXT PRIMARY KEY,
     expiration INTEGER NOT NULL,
