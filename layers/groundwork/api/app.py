@@ -9,6 +9,7 @@ from fastapi import Depends, FastAPI
 
 from groundwork import __version__
 from groundwork.api import errors
+from groundwork.api.request_body import RequestBodyLimits
 from groundwork.api.routes import (
     chat,
     collections,
@@ -55,6 +56,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
+    app.add_middleware(
+        RequestBodyLimits,
+        max_bytes=settings.request_max_bytes,
+        check_max_bytes=settings.check_request_max_bytes,
+        timeout_s=settings.request_body_timeout_s,
+    )
     app.include_router(health.router)
     # Open unless GROUNDWORK_REQUIRE_API_KEY; native chat always needs a key (docs/chat.md).
     keyed = [Depends(require_key_when_configured)]

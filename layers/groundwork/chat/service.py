@@ -22,6 +22,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundwork.answer.question import check_length
 from groundwork.chat.answering import Finish
 from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
@@ -67,6 +68,7 @@ class ChatConfig:
     poll_seconds: float = 0.05
     #: The longest pause between two claims.
     max_poll_seconds: float = 0.5
+    question_max_chars: int = 4000
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,7 @@ class ChatService:
 
     def prepare(self, user: UserRecord, body: ChatRequest) -> Pending:
         """Check and scope the request; nothing is claimed or written yet."""
+        check_length(body.question(), self.config.question_max_chars)
         try:
             conversation = self.conversation_of(user, body.conversation_id)
             history = self._history(body, conversation)

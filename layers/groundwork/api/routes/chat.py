@@ -57,6 +57,7 @@ def chat_service(settings: SettingsDep) -> ChatService:
         lease_seconds=settings.chat_lease_seconds,
         wait_seconds=settings.chat_wait_seconds,
         cache_ttl_seconds=settings.chat_cache_ttl_seconds,
+        question_max_chars=settings.question_max_chars,
     )
     return ChatService(get_stores(settings), get_storage(settings), answerer, config)
 
