@@ -105,6 +105,28 @@ class Settings(BaseSettings):
     chat_cache_ttl_seconds: int = Field(
         86400, ge=0, description="Lifetime of a response cache entry; 0 disables the cache."
     )
+    request_max_bytes: int = Field(
+        1_048_576,
+        ge=1024,
+        description="Largest request body, in bytes; a larger one gets 413 request.too_large.",
+    )
+    check_request_max_bytes: int = Field(
+        8_388_608,
+        ge=1024,
+        description="Largest request body of a grounding check (up to 200 facts of 10,000 "
+        "characters), in bytes.",
+    )
+    request_body_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="Seconds a client has to send a request body; then 408 request.timeout.",
+    )
+    question_max_chars: int = Field(
+        4000,
+        ge=1,
+        description="Longest question (the last user message) on /v1/chat and "
+        "/v1/chat/completions; a longer one gets 400 question.too_long.",
+    )
 
     @property
     def index_path(self) -> Path:

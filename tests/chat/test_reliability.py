@@ -212,3 +212,54 @@ def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then
         after.credits_used - before.credits_used,
     )
     assert charged == (1, 2)
+
+
+def test_given_50_concurrent_duplicates_of_a_slow_answer_then_one_generation_and_health_answers(
+    world: World,
+) -> None:
+    """Waiting duplicates hold no worker thread: the pool (40 threads) stays free for the
+    answer itself and for /health, and the first request's lease never runs out."""
+    slow = start_server(world.settings.data_dir, delay=0.05, lease=10)
+    body = ask(
+        QUESTION, stream=True, request_id="same-50", conversation_id="c-50", bypass_cache=True
+    )
+    health: list[float] = []
+    finished = threading.Event()
+
+    def probe_health() -> None:
+        with httpx.Client(timeout=30) as client:
+            while not finished.is_set():
+                started = time.monotonic()
+                assert client.get(f"{slow.url}/health").status_code == 200
+                health.append(time.monotonic() - started)
+                time.sleep(0.1)
+
+    # One client for all: building one per request costs the machine more than the server.
+    clients = httpx.Client(timeout=90, limits=httpx.Limits(max_connections=60))
+
+    def duplicate_of(sent: dict[str, Any]) -> httpx.Response:
+        return clients.post(f"{slow.url}/v1/chat", json=sent, headers=bearer(world.keys["alice"]))
+
+    prober = threading.Thread(target=probe_health)
+    try:
+        # Loading the models (language, tokenizer) on the first question is not what is measured.
+        warm_up = ask(QUESTION, conversation_id="c-50-warm-up", bypass_cache=True)
+        assert duplicate_of(warm_up).status_code == 200
+        prober.start()
+        with ThreadPoolExecutor(50) as pool:
+            responses = list(pool.map(duplicate_of, [body] * 50))
+    finally:
+        finished.set()
+        prober.join(30)
+        clients.close()
+        stop(slow)
+
+    assert [r.status_code for r in responses if r.status_code != 200] == []
+    dones = [sse_events(r.text)[-1] for r in responses]
+    assert [done["data"] for done in dones if done["event"] != "done"] == []
+    generated = [done["data"] for done in dones if not done["data"].get("replayed")]
+    assert len(generated) == 1
+    assert {done["data"]["question_id"] for done in dones} == {generated[0]["question_id"]}
+    assert len(stored_answers(world, "c-50")) == 1
+    assert len(health) > 5
+    assert max(health) < 1.0, [round(h, 2) for h in health]

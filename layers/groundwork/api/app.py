@@ -9,6 +9,7 @@ from fastapi import Depends, FastAPI
 
 from groundwork import __version__
 from groundwork.api import errors
+from groundwork.api.request_body import RequestBodyLimits
 from groundwork.api.routes import (
     chat,
     collections,
@@ -56,6 +57,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
+    app.add_middleware(
+        RequestBodyLimits,
+        max_bytes=settings.request_max_bytes,
+        check_max_bytes=settings.check_request_max_bytes,
+        timeout_s=settings.request_body_timeout_s,
+    )
+    # Added last, so outermost: the limits' own 413 and 408 carry the headers too.
     docs_pages = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
     app.add_middleware(SecurityHeaders, exempt=frozenset(p for p in docs_pages if p))
     app.include_router(health.router)

@@ -1,10 +1,12 @@
 """One native chat question, from request to stored turn, exactly once per ``request_id``.
 
-:meth:`ChatService.start` does everything that may still refuse the request with an HTTP
-error (conversation, scope, the ``request_id`` claim, the cache, the quota) and returns a
-:class:`ChatRun`, whose :meth:`ChatRun.events` yields the answer's tokens and its ``done``
-payload. Nothing is written until the answer is complete: the turn, the conversation's
-counter and the completed ``request_id`` are then stored in one transaction. A run that ends
+:meth:`ChatService.prepare` and :meth:`ChatService.attempt` do everything that may still
+refuse the request with an HTTP error (conversation, scope, the ``request_id`` claim, the
+cache, the quota); ``attempt`` returns a :class:`ChatRun`, whose :meth:`ChatRun.events`
+yields the answer's tokens and its ``done`` payload, or None while another request answers
+the same ``request_id``: the caller waits (without holding a thread) and attempts again.
+Nothing is written until the answer is complete: the turn, the conversation's counter and
+the completed ``request_id`` are then stored in one transaction. A run that ends
 any other way (its client gone, a failure) releases its claim and refunds its quota, so that
 a retry generates again.
 """
@@ -20,6 +22,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundwork.answer.question import check_length
 from groundwork.chat.answering import Finish
 from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
@@ -39,12 +42,12 @@ from groundwork.storage.records import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator
+    from collections.abc import Generator, Iterator
 
     from pydantic import JsonValue
 
     from groundwork.chat.answering import Answerer
-    from groundwork.chat.request import ChatRequest, Quality
+    from groundwork.chat.request import ChatRequest, ChatScope, Quality
     from groundwork.retrieval.base import SearchFilter
     from groundwork.storage.base import Storage
     from groundwork.storage.records import ConversationRecord, UserRecord
@@ -64,6 +67,9 @@ class ChatConfig:
     retention_seconds: int = 86400
     #: First pause between two claims of a request that another worker is answering.
     poll_seconds: float = 0.05
+    #: The longest pause between two claims.
+    max_poll_seconds: float = 0.5
+    question_max_chars: int = 4000
 
 
 @dataclass(frozen=True)
@@ -119,13 +125,33 @@ class _Plan:
 
 
 @dataclass
+class Pending:
+    """A request checked and scoped, not yet claimed; :meth:`ChatService.attempt` claims it."""
+
+    user: UserRecord
+    body: ChatRequest
+    question: str
+    conversation: ConversationRecord | None
+    history: History
+    scope: ChatScope | None
+    save_scope: bool
+    where: SearchFilter
+    quality: Quality
+    owner: str
+    #: When a duplicate stops waiting for the request's first attempt (monotonic clock).
+    deadline: float
+
+
+@dataclass
 class Generation(ChatRun):
+    """An answer to generate; its lease's heartbeat runs from the claim on."""
+
     service: ChatService
     plan: _Plan
+    heartbeat: _Heartbeat
 
     def events(self) -> Generator[ChatEvent, None, None]:
-        plan, finished = self.plan, False
-        heartbeat = _Heartbeat(self.service, plan)
+        plan, finished, heartbeat = self.plan, False, self.heartbeat
         try:
             if plan.cached is not None:
                 text = str(plan.cached.get("text") or "")
@@ -134,7 +160,6 @@ class Generation(ChatRun):
                 yield Token(text)
             else:
                 text, citations, support = "", [], None
-                heartbeat.start()
                 stream = self.service.answerer.stream(
                     plan.question,
                     plan.history,
@@ -178,7 +203,7 @@ class _Heartbeat:
         self.lost = False
 
     def start(self) -> None:
-        if self._plan.body.request_id is None:
+        if self._plan.body.request_id is None or self._thread is not None:
             return
         self._thread = threading.Thread(target=self._run, name="chat-lease", daemon=True)
         self._thread.start()
@@ -208,77 +233,111 @@ class ChatService:
         storage: Storage,
         answerer: Answerer,
         config: ChatConfig | None = None,
-        *,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.stores = stores
         self.storage = storage
         self.answerer = answerer
         self.config = config or ChatConfig()
-        self._sleep = sleep
 
     # -- before answering ---------------------------------------------------------------
 
-    def start(self, user: UserRecord, body: ChatRequest) -> ChatRun:
+    def prepare(self, user: UserRecord, body: ChatRequest) -> Pending:
+        """Check and scope the request; nothing is claimed or written yet."""
+        check_length(body.question(), self.config.question_max_chars)
         try:
-            return self._start(user, body)
+            conversation = self.conversation_of(user, body.conversation_id)
+            history = self._history(body, conversation)
+            scope, save = effective_scope(
+                body.scope,
+                sent="scope" in body.model_fields_set,
+                saved=conversation.scope if conversation is not None else None,
+            )
+            where = resolve_scope(
+                self.stores.accounts,
+                self.storage,
+                self.answerer.retriever,
+                set(self.stores.accounts.visible_collections(user.id)),
+                collection=body.collection,
+                scope=scope,
+                tags=body.tags,
+                card_ids=body.card_ids,
+            )
+        except StorageUnavailable as error:
+            raise _unavailable() from error
+        return Pending(
+            user=user,
+            body=body,
+            question=body.question(),
+            conversation=conversation,
+            history=history,
+            scope=scope,
+            save_scope=save,
+            where=where,
+            quality=self._quality(body, conversation),
+            owner=uuid.uuid4().hex,
+            deadline=time.monotonic() + self.config.wait_seconds,
+        )
+
+    def attempt(self, pending: Pending) -> ChatRun | None:
+        """The run of a prepared request, or None while another request answers its
+        ``request_id``: the caller pauses (:meth:`pauses`) and attempts again. That
+        other request either completes (then its answer is replayed), or gives up (its
+        client left) or dies (its lease runs out), and a later attempt answers."""
+        try:
+            return self._attempt(pending)
         except StorageUnavailable as error:
             raise _unavailable() from error
 
-    def _start(self, user: UserRecord, body: ChatRequest) -> ChatRun:
-        conversation = self.conversation_of(user, body.conversation_id)
-        question = body.question()
-        history = self._history(body, conversation)
-        scope, save = effective_scope(
-            body.scope,
-            sent="scope" in body.model_fields_set,
-            saved=conversation.scope if conversation is not None else None,
-        )
-        where = resolve_scope(
-            self.stores.accounts,
-            self.storage,
-            self.answerer.retriever,
-            set(self.stores.accounts.visible_collections(user.id)),
-            collection=body.collection,
-            scope=scope,
-            tags=body.tags,
-            card_ids=body.card_ids,
-        )
-        quality = self._quality(body, conversation)
-        owner = uuid.uuid4().hex
+    def pauses(self) -> Iterator[float]:
+        """The pauses between two attempts: doubling from ``poll_seconds``, capped."""
+        pause = self.config.poll_seconds
+        while True:
+            yield pause
+            pause = min(pause * 2, self.config.max_poll_seconds)
+
+    def _attempt(self, pending: Pending) -> ChatRun | None:
+        body = pending.body
         if body.request_id is not None:
-            replay = self._claim(user, body, owner)
+            claimed, replay = self._claim(pending)
             if replay is not None:
                 return replay
+            if not claimed:
+                return None
+        scope = pending.scope
         plan = _Plan(
-            user=user,
+            user=pending.user,
             body=body,
-            question=question,
+            question=pending.question,
             conversation_id=body.conversation_id or f"conv_{uuid.uuid4().hex}",
-            conversation=conversation,
-            where=where,
+            conversation=pending.conversation,
+            where=pending.where,
             saved_scope=(
                 scope.model_dump(mode="json", exclude_none=True) if scope is not None else None
             ),
-            quality=quality,
-            language=answer_language(body.language, question),
-            history=history,
+            quality=pending.quality,
+            language=answer_language(body.language, pending.question),
+            history=pending.history,
             key=None,
-            owner=owner,
-            credits=CREDITS[quality],
+            owner=pending.owner,
+            credits=CREDITS[pending.quality],
         )
+        # From the claim on, the lease is renewed: whatever comes before the first token
+        # (the cache, the quota, a slow model's start) cannot let a duplicate take over.
+        heartbeat = _Heartbeat(self, plan)
+        heartbeat.start()
         try:
             self._consult_cache(plan)
             self._consume(plan)
         except BaseException:
+            heartbeat.stop()
             self._release(plan)
             raise
         # Saved only once the question is accepted: a refused request changes nothing.
-        if conversation is not None and save:
+        if plan.conversation is not None and pending.save_scope:
             plan.conversation = self.stores.conversations.set_scope(
-                conversation.id, plan.saved_scope
+                plan.conversation.id, plan.saved_scope
             )
-        return Generation(self, plan)
+        return Generation(self, plan, heartbeat)
 
     def conversation_of(
         self, user: UserRecord, conversation_id: str | None
@@ -333,45 +392,39 @@ class ChatService:
                 return "fast" if saved == "fast" else "precise"
         return body.quality
 
-    def _claim(self, user: UserRecord, body: ChatRequest, owner: str) -> Replay | None:
-        """None once this worker owns the request; a Replay when the answer is saved.
-
-        While another worker answers it, wait: it either completes (then replay), or it
-        gives up (its client left) or dies (its lease runs out), and the next claim wins.
-        """
+    def _claim(self, pending: Pending) -> tuple[bool, Replay | None]:
+        """One claim of the request: (True, None) once this request owns it, (False, a
+        Replay) when its answer is saved, (False, None) while another request answers it."""
+        body = pending.body
         assert body.request_id is not None
         digest = _payload_hash(body)
-        deadline = time.monotonic() + self.config.wait_seconds
-        pause = self.config.poll_seconds
-        while True:
-            claim = self.stores.idempotency.claim(
-                user.id,
-                body.request_id,
-                owner,
-                lease_seconds=self.config.lease_seconds,
-                payload_hash=digest,
+        claim = self.stores.idempotency.claim(
+            pending.user.id,
+            body.request_id,
+            pending.owner,
+            lease_seconds=self.config.lease_seconds,
+            payload_hash=digest,
+        )
+        record = claim.record
+        if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
+            raise ApiError(
+                409,
+                "requests.conflict",
+                "This `request_id` was used for another question.",
+                param="request_id",
             )
-            record = claim.record
-            if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
-                raise ApiError(
-                    409,
-                    "requests.conflict",
-                    "This `request_id` was used for another question.",
-                    param="request_id",
-                )
-            if claim.outcome is ClaimOutcome.CLAIMED:
-                return None
-            if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
-                return Replay(record.response)
-            if time.monotonic() >= deadline:
-                raise ApiError(
-                    409,
-                    "requests.in_progress",
-                    "This `request_id` is still being answered; retry later.",
-                    param="request_id",
-                )
-            self._sleep(pause)
-            pause = min(pause * 2, 0.5)
+        if claim.outcome is ClaimOutcome.CLAIMED:
+            return True, None
+        if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
+            return False, Replay(record.response)
+        if time.monotonic() >= pending.deadline:
+            raise ApiError(
+                409,
+                "requests.in_progress",
+                "This `request_id` is still being answered; retry later.",
+                param="request_id",
+            )
+        return False, None
 
     def _consult_cache(self, plan: _Plan) -> None:
         if self.config.cache_ttl_seconds <= 0:

@@ -24,7 +24,7 @@ from groundwork.api.schemas.chat import ChatDone
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.chat.answering import Answerer
 from groundwork.chat.request import ChatRequest  # noqa: TC001
-from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Token
+from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Pending, Token
 from groundwork.errors import ApiError
 from groundwork.generation.factory import get_generator
 from groundwork.grounding.factory import get_verifier
@@ -57,6 +57,7 @@ def chat_service(settings: SettingsDep) -> ChatService:
         lease_seconds=settings.chat_lease_seconds,
         wait_seconds=settings.chat_wait_seconds,
         cache_ttl_seconds=settings.chat_cache_ttl_seconds,
+        question_max_chars=settings.question_max_chars,
     )
     return ChatService(get_stores(settings), get_storage(settings), answerer, config)
 
@@ -79,18 +80,36 @@ async def chat(
             last_event_id,
             body.request_id,
         )
-    run = await run_in_threadpool(service.start, user, body)
-    events = run.events()
-    if not body.stream:
-        return JSONResponse(await run_in_threadpool(_done_of, events))
-    # The first event is pulled before the response starts, so that a failure before the
-    # first token is still an HTTP error.
-    first = await run_in_threadpool(next, events)
+    pending = await run_in_threadpool(service.prepare, user, body)
+    pauses = service.pauses()
+    while (begun := await run_in_threadpool(_begin, service, pending, body.stream)) is None:
+        # A duplicate of a request_id being answered waits here, holding no worker thread:
+        # a thread per waiting duplicate would starve the pool the answer itself needs.
+        await anyio.sleep(next(pauses))
+    if isinstance(begun, dict):
+        return JSONResponse(begun)
+    events, first = begun
     return StreamingResponse(
         _sse(request, events, first),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _begin(
+    service: ChatService, pending: Pending, stream: bool
+) -> dict[str, Any] | tuple[Generator[ChatEvent, None, None], ChatEvent] | None:
+    """None while another request answers; else the whole answer, or the stream's first
+    event and the rest. The first event comes in the thread that claimed, so a claimed run
+    always has a started generator, whose closing releases the claim. It is pulled before
+    the response starts, so that a failure before the first token is still an HTTP error."""
+    run = service.attempt(pending)
+    if run is None:
+        return None
+    events = run.events()
+    if not stream:
+        return _done_of(events)
+    return events, next(events)
 
 
 def _done_of(events: Generator[ChatEvent, None, None]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from groundwork.answer.question import last_question
+from groundwork.answer.question import check_length, last_question
 from groundwork.answer.service import AnswerOptions, Delta, Finish
 from groundwork.api.answering import AnswerServiceDep  # noqa: TC001
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
@@ -64,7 +64,8 @@ async def create_chat_completion(
             400, "n.unsupported", "One answer is generated per request: `n` must be 1.", param="n"
         )
     turns = [Turn("system" if m.role == "developer" else m.role, m.text()) for m in body.messages]
-    last_question(turns)  # a request without a question is refused before its scope is looked up
+    # A request without a question is refused before its scope is looked up.
+    check_length(last_question(turns), settings.question_max_chars)
     where = resolve_scope(
         get_stores(settings).accounts,
         get_storage(settings),
