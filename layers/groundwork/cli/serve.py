@@ -1,4 +1,4 @@
-"""``groundwork serve``: the HTTP service under uvicorn."""
+"""``groundwork serve``: the HTTP service under uvicorn, or through the deployed shape."""
 
 from __future__ import annotations
 
@@ -12,13 +12,60 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser("serve", help="run the HTTP service")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
+    parser.add_argument(
+        "--lambda",
+        dest="lambda_",
+        action="store_true",
+        help="serve through the deployed shape: every function of a `sam build` under the "
+        "Lambda Runtime Interface Emulator, the chat function behind the Web Adapter, an "
+        "API-Gateway-like router in front (build first: scripts/lambda_local.sh)",
+    )
+    parser.add_argument(
+        "--build-dir",
+        help="with --lambda: the `sam build` output (default $GROUNDWORK_SAM_BUILD_DIR "
+        "or .lambda-local/sam-build)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    if args.lambda_:
+        return _serve_lambda(args)
     from groundwork.api.app import create_app
 
     uvicorn.run(create_app(), host=args.host, port=args.port)
+    return 0
+
+
+def _serve_lambda(args: argparse.Namespace) -> int:
+    import os
+    import sys
+    from pathlib import Path
+
+    import uvicorn
+
+    from groundwork.local_lambda.router import Gateway
+    from groundwork.local_lambda.stack import (
+        NotBuilt,
+        default_build_dir,
+        default_tools_dir,
+        running,
+    )
+
+    build_dir = Path(args.build_dir).resolve() if args.build_dir else default_build_dir()
+    try:
+        with running(build_dir, default_tools_dir(), dict(os.environ), echo=True) as functions:
+            gateway = Gateway(functions)
+            stage = gateway.routes[0].stage if gateway.routes else "prod"
+            print(
+                f"groundwork serve --lambda: {len(functions)} functions, "
+                f"API at http://{args.host}:{args.port}/{stage}/",
+                file=sys.stderr,
+            )
+            uvicorn.run(gateway.app(), host=args.host, port=args.port)
+    except NotBuilt as exc:
+        print(f"groundwork serve --lambda: {exc}", file=sys.stderr)
+        return 2
     return 0

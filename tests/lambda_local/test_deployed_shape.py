@@ -1,0 +1,152 @@
+"""End to end through the deployed shape: router -> API Gateway event -> emulator -> function."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote_plus
+
+import httpx
+import openai
+
+from tests.chat.fixtures import ask, bearer, sse_events
+from tests.conftest import REPO
+from tests.lambda_local.conftest import INPUT_BUCKET, Stack, dump_logs, read_json
+
+EVENTS = REPO / "events"
+
+
+def test_given_the_web_adapter_when_the_openai_sdk_streams_then_citations_on_the_last_chunk(
+    stack: Stack,
+) -> None:
+    client = openai.OpenAI(base_url=f"{stack.url}/v1", api_key="unused", max_retries=0)
+    before = stack.invocations("ChatFunction")
+
+    chunks = list(
+        client.chat.completions.create(
+            model="groundwork-1",
+            messages=[{"role": "user", "content": "How many sacraments are there?"}],
+            stream=True,
+        )
+    )
+
+    assert stack.invocations("ChatFunction") == before + 1, dump_logs(stack, "ChatFunction")
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert "seven sacraments" in text
+    citations = (chunks[-1].model_extra or {}).get("citations")
+    assert citations, chunks[-1]
+    assert any("seven sacraments" in c["cited_text"] for c in citations)
+    assert all(not (c.model_extra or {}).get("citations") for c in chunks[:-1])
+
+
+def test_given_a_native_chat_retried_with_its_request_id_then_one_question_is_stored(
+    stack: Stack,
+) -> None:
+    key = stack.world.keys["alice"]
+    body = ask("What is prayer?", stream=True, request_id="lambda-retry-1", conversation_id="c-l1")
+
+    first = httpx.post(f"{stack.url}/v1/chat", json=body, headers=bearer(key), timeout=120)
+    retried = httpx.post(f"{stack.url}/v1/chat", json=body, headers=bearer(key), timeout=120)
+
+    assert first.status_code == retried.status_code == 200, first.text
+    assert first.headers["content-type"].startswith("text/event-stream")
+    done, again = sse_events(first.text)[-1], sse_events(retried.text)[-1]
+    assert done["event"] == again["event"] == "done", dump_logs(stack, "ChatFunction")
+    assert "lifting up of our minds" in done["data"]["text"]
+    assert again["data"]["question_id"] == done["data"]["question_id"]
+    assert again["data"]["text"] == done["data"]["text"]
+    # Through the buffered API function (Mangum): the conversation holds one question.
+    conversation = httpx.get(f"{stack.url}/v1/conversations/c-l1", headers=bearer(key), timeout=60)
+    assert conversation.status_code == 200, conversation.text
+    assert conversation.json()["questions"] == 1
+
+
+def test_given_vertex_path_when_checking_grounding_then_the_grounding_function_answers(
+    stack: Stack,
+) -> None:
+    event = json.loads((EVENTS / "grounding_check.json").read_text())
+    before = stack.invocations("GroundingFunction")
+
+    response = httpx.post(f"{stack.url}{event['path']}", content=event["body"], timeout=60)
+
+    assert response.status_code == 200, response.text
+    assert stack.invocations("GroundingFunction") == before + 1
+    body = response.json()
+    assert 0.5 < body["supportScore"] <= 1
+    assert body["citedChunks"]
+    bad = httpx.post(f"{stack.url}{event['path']}", content=b"{", timeout=60)
+    assert bad.status_code == 400
+    assert bad.json()["error"]["code"] == "request.invalid_json"
+
+
+def test_given_a_source_scope_when_resolving_then_the_scope_function_narrows_it(
+    stack: Stack,
+) -> None:
+    before = stack.invocations("ScopeFunction")
+    alice, bob = stack.world.keys["alice"], stack.world.keys["bob"]
+    body = {"collection": "catechism", "scope": {"source_id": "report-2023"}}
+
+    resolved = httpx.post(f"{stack.url}/v1/scope/resolve", json=body, headers=bearer(alice))
+    hidden = httpx.post(f"{stack.url}/v1/scope/resolve", json=body, headers=bearer(bob))
+    anonymous = httpx.post(f"{stack.url}/v1/scope/resolve", json=body)
+
+    assert resolved.status_code == 200, resolved.text
+    assert resolved.json()["collections"] == ["reports"]
+    assert resolved.json()["source_ids"] == ["report-2023"]
+    assert hidden.status_code == 403
+    assert anonymous.status_code == 401
+    assert stack.invocations("ScopeFunction") == before + 3
+
+
+def test_given_a_jsonl_object_when_enqueued_and_worked_then_the_summary_counts_every_line(
+    stack: Stack,
+) -> None:
+    key = "batches/lambda local.jsonl"
+    stack.s3.put_object(
+        Bucket=INPUT_BUCKET, Key=key, Body=(EVENTS / "batch_input.jsonl").read_bytes()
+    )
+    event = json.loads((EVENTS / "s3_object_created.json").read_text())
+    event["Records"][0]["s3"]["bucket"]["name"] = INPUT_BUCKET
+    event["Records"][0]["s3"]["object"]["key"] = quote_plus(key, safe="/")
+    template = json.loads((EVENTS / "sqs_batch_line.json").read_text())["Records"][0]
+
+    enqueued = stack.invoke("BatchEnqueueFunction", event)
+    for _ in range(20):  # Lambda's SQS poller: up to ten messages per call
+        messages = stack.sqs.receive_message(QueueUrl=stack.queue_url, MaxNumberOfMessages=10).get(
+            "Messages", []
+        )
+        if not messages:
+            break
+        records = [
+            template
+            | {
+                "messageId": m["MessageId"],
+                "receiptHandle": m["ReceiptHandle"],
+                "body": m["Body"],
+                "md5OfBody": m["MD5OfBody"],
+            }
+            for m in messages
+        ]
+        result = stack.invoke("BatchWorkerFunction", {"Records": records})
+        assert result["batchItemFailures"] == []
+        for m in messages:
+            stack.sqs.delete_message(QueueUrl=stack.queue_url, ReceiptHandle=m["ReceiptHandle"])
+
+    lines = [
+        line for line in (EVENTS / "batch_input.jsonl").read_text().splitlines() if line.strip()
+    ]
+    assert enqueued["batches"][0]["lines"] == len(lines), enqueued
+    summary = read_json(stack, f"results/{key}/summary.json")
+    assert summary["total"] == len(lines)
+    assert summary["succeeded"] + summary["failed"] == len(lines)
+    assert summary["succeeded"] >= 2
+    assert {f["code"] for f in summary["failures"]} >= {"line.missing_id"}
+
+
+def test_given_the_stage_prefix_missing_or_an_unknown_route_then_api_gateway_refuses(
+    stack: Stack,
+) -> None:
+    base = stack.url.rsplit("/", 1)[0]
+    assert httpx.get(f"{base}/health").status_code == 403
+    unknown = httpx.post(f"{stack.url}/v1/scope/nothing-here-but-proxy", json={})
+    assert unknown.status_code in {404, 405}  # /{proxy+} -> the API function's own 404
+    assert httpx.get(f"{stack.url}/health").json()["status"] == "ok"
