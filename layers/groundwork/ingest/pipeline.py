@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card
+from groundwork.ingest.language import card_languages
 from groundwork.storage.base import SourceRecord
 
 if TYPE_CHECKING:
@@ -176,7 +177,8 @@ def cards_of(
 ) -> list[Card]:
     """A document's passages as cards; a passage's own metadata wins over its document's."""
     cards = []
-    for i, passage in enumerate(document.passages):
+    languages = card_languages(document)
+    for i, (passage, language) in enumerate(zip(document.passages, languages, strict=True)):
         base = passage.url or document.url or location
         cards.append(
             Card(
@@ -192,7 +194,7 @@ def cards_of(
                 year=passage.year or document.year,
                 url=f"{base}#{passage.anchor}" if passage.anchor and "#" not in base else base,
                 tags=sorted({*document.tags, *passage.tags, *tags}),
-                language=passage.language or document.language,
+                language=language,
                 period_start=passage.period_start or document.period_start,
                 period_end=passage.period_end or document.period_end,
                 position=i,
