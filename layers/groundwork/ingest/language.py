@@ -13,21 +13,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from groundwork.chat.language import LANGUAGES, detect_language
+from groundwork.chat.language import detect_language
+from groundwork.text.language_names import NAMES
 
 if TYPE_CHECKING:
     from groundwork.ingest.document import Document
 
-#: English names of the detected languages, for headers that spell them out.
-_NAMES = dict(
-    zip(
-        "arabic czech danish german greek english spanish finnish french hebrew hindi hungarian "
-        "italian japanese korean dutch polish portuguese romanian russian swedish turkish "
-        "ukrainian chinese".split(),
-        LANGUAGES,
-        strict=True,
-    )
-)
+#: Codes by English name, for headers that spell the language out (``Language: German``).
+_CODES = {name.lower(): code for code, name in NAMES.items()}
 _CODE = re.compile(r"^([a-z]{2})(?:[-_][a-z0-9]+)*$")
 _FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
 #: Characters of a document read to detect its language: enough for any language, and a
@@ -46,7 +39,7 @@ def declared_language(value: str | None) -> str | None:
     match = _CODE.match(value)
     if match:
         return match.group(1)
-    return _NAMES.get(value.split()[0] if value else "")
+    return _CODES.get(value.split()[0] if value else "")
 
 
 def card_languages(document: Document) -> list[str | None]:
