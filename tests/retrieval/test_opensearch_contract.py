@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from groundwork.answer.language import search_in_language
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex
 from tests.conftest import REPO
@@ -49,6 +50,9 @@ class RecordingClient:
 
     def create(self, **kwargs: Any) -> Any:
         return self._answer("create", **kwargs)
+
+    def put_mapping(self, **kwargs: Any) -> Any:
+        return self._answer("put_mapping", **kwargs)
 
     def perform_request(self, method: str, url: str, **kwargs: Any) -> Any:
         return self._answer("perform_request", method=method, url=url, **kwargs)
@@ -109,7 +113,14 @@ def test_given_precise_quality_when_searching_then_a_hybrid_query_filters_inside
 
 def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_their_ids() -> None:
     client = RecordingClient()
-    item = card("a", "the senate", tags=["t"], heading_path=["Article 1"], period_start="1787")
+    item = card(
+        "a",
+        "the senate",
+        tags=["t"],
+        heading_path=["Article 1"],
+        period_start="1787",
+        language="en",
+    )
 
     adapter(client).upsert([item])
 
@@ -117,7 +128,7 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
     action, source = kwargs["body"]
     assert (name, action) == ("bulk", {"index": {"_index": "groundwork-cards", "_id": "a"}})
     assert {k: v for k, v in source.items() if k not in ("embedding", "card")} == {
-        "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"],
+        "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"], "language": "en",
         "period_start": "1787-01-01", "period_end": "1787-12-31", "text": "the senate",
         "heading": "Article 1", "title": "",
     }  # fmt: skip
@@ -224,3 +235,39 @@ def test_given_a_source_replaced_on_serverless_then_every_old_copy_goes_after_th
     assert client.calls[1][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
     deleted = [line["delete"]["_id"] for line in client.calls[2][1]["body"]]
     assert deleted == ["x1", "x2"]
+def test_given_an_index_from_before_languages_when_ensured_then_the_field_is_added() -> None:
+    client = RecordingClient({"exists": [True]})
+
+    adapter(client).ensure()
+
+    assert client.calls[1] == (
+        "put_mapping",
+        {"index": "groundwork-cards", "body": {"properties": {"language": {"type": "keyword"}}}},
+    )
+    assert [name for name, _ in client.calls] == ["exists", "put_mapping", "perform_request"]
+
+
+def test_given_a_language_when_searching_then_both_sides_are_filtered_to_it() -> None:
+    client = RecordingClient()
+
+    adapter(client).search("Steuer", WHERE.model_copy(update={"language": "de"}), 5)
+
+    body = client.calls[0][1]["body"]
+    keyword, knn = body["query"]["hybrid"]["queries"]
+    assert {"term": {"language": "de"}} in keyword["bool"]["filter"]
+    assert {"term": {"language": "de"}} in knn["knn"]["embedding"]["filter"]["bool"]["filter"]
+
+
+def test_given_no_card_in_the_language_when_searching_then_the_scope_is_searched() -> None:
+    stored = card("de", "Steuer", language="de").model_dump()
+    german = {"hits": {"hits": [{"_score": 1.0, "_source": {"card": stored}}]}}
+    found = RecordingClient({"search": [german]})
+    missing = RecordingClient({"search": [{"hits": {"hits": []}}, german]})
+
+    first = search_in_language(adapter(found), "tax", WHERE, 5, quality="fast", language="de")
+    second = search_in_language(adapter(missing), "tax", WHERE, 5, quality="fast", language="de")
+
+    assert [h.card.id for h in first] == [h.card.id for h in second] == ["de"]
+    assert len(found.calls) == 1
+    filters = [call[1]["body"]["query"]["bool"]["filter"] for call in missing.calls]
+    assert filters == [[*FILTERS[:2], {"term": {"language": "de"}}, *FILTERS[2:]], FILTERS]

@@ -157,9 +157,10 @@ class Generation(ChatRun):
                 text = str(plan.cached.get("text") or "")
                 citations = _citations(plan.cached.get("citations"))
                 support = _number(plan.cached.get("support_score"))
+                language = plan.cached.get("language")
                 yield Token(text)
             else:
-                text, citations, support = "", [], None
+                text, citations, support, language = "", [], None, None
                 stream = self.service.answerer.stream(
                     plan.question,
                     plan.history,
@@ -173,12 +174,14 @@ class Generation(ChatRun):
                             raise _superseded()
                         if isinstance(event, Finish):
                             citations, support = event.citations, event.support_score
+                            language = event.language
                         elif event.text:
                             text += event.text
                             yield Token(event.text)
                 finally:
                     stream.close()
-            payload = self.service.store(plan, text, citations, support)
+            written = language if isinstance(language, str) else None
+            payload = self.service.store(plan, text, citations, support, written)
             finished = True
             yield Done(payload)
         finally:
@@ -501,7 +504,12 @@ class ChatService:
     # -- after answering ----------------------------------------------------------------
 
     def store(
-        self, plan: _Plan, text: str, citations: list[Citation], support: float | None
+        self,
+        plan: _Plan,
+        text: str,
+        citations: list[Citation],
+        support: float | None,
+        language: str | None = None,
     ) -> dict[str, JsonValue]:
         """Write the turn (and complete the request) in one transaction; the done payload."""
         body, conversations = plan.body, self.stores.conversations
@@ -520,13 +528,14 @@ class ChatService:
                 details={
                     "origin": body.origin,
                     "tools": body.tools,
-                    "language": plan.language,
+                    "language": language,
+                    "requested_language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
                 },
                 created=int(time.time()),
             )
-            payload = _done_payload(plan, record)
+            payload = _done_payload(plan, record, language)
             completion = (
                 Completion(
                     user_id=plan.user.id,
@@ -571,6 +580,7 @@ class ChatService:
                     "text": payload["text"],
                     "citations": payload["citations"],
                     "support_score": payload["support_score"],
+                    "language": payload["language"],
                 }
                 self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
             explicit = "quality" in plan.body.model_fields_set
@@ -588,7 +598,9 @@ class ChatService:
             logger.exception("post-answer update failed for %s", plan.conversation_id)
 
 
-def _done_payload(plan: _Plan, record: QuestionRecord) -> dict[str, JsonValue]:
+def _done_payload(
+    plan: _Plan, record: QuestionRecord, language: str | None
+) -> dict[str, JsonValue]:
     citations: list[JsonValue] = [c.model_dump(mode="json") for c in record.citations]
     payload: dict[str, JsonValue] = {
         "question_id": record.id,
@@ -599,7 +611,8 @@ def _done_payload(plan: _Plan, record: QuestionRecord) -> dict[str, JsonValue]:
         "citations": citations,
         "support_score": record.support,
         "cached": record.cached,
-        "language": plan.language,
+        "language": language,
+        "requested_language": plan.language,
         "quality": plan.quality,
     }
     if plan.body.export is not None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card
 from groundwork.domain.links import relative_link, safe_link
+from groundwork.ingest.language import card_languages
 from groundwork.storage.base import SourceRecord
 
 if TYPE_CHECKING:
@@ -185,7 +186,8 @@ def cards_of(
     to its file instead (see ``domain/links.py``).
     """
     cards = []
-    for i, passage in enumerate(document.passages):
+    languages = card_languages(document)
+    for i, (passage, language) in enumerate(zip(document.passages, languages, strict=True)):
         base = safe_link(passage.url) or safe_link(document.url) or relative_link(location)
         cards.append(
             Card(
@@ -201,7 +203,7 @@ def cards_of(
                 year=passage.year or document.year,
                 url=f"{base}#{passage.anchor}" if passage.anchor and "#" not in base else base,
                 tags=sorted({*document.tags, *passage.tags, *tags}),
-                language=passage.language or document.language,
+                language=language,
                 period_start=passage.period_start or document.period_start,
                 period_end=passage.period_end or document.period_end,
                 position=i,

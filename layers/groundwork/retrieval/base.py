@@ -31,6 +31,8 @@ class SearchFilter(BaseModel):
     tags: list[str] | None = None
     period_start: str | None = None
     period_end: str | None = None
+    #: Only cards in this language (ISO 639-1); see ``retrieval.language`` for the preference.
+    language: str | None = None
 
 
 class Retriever(ABC):

@@ -84,6 +84,8 @@ class EmbeddedIndex(KeywordIndex):
             return self.hits(self.keyword_ranking(query, where, k))
         pool = max(PRECISE_POOL, k)
         keyword = self.keyword_ranking(query, where, pool)
+        if not keyword and not self._allows_any(where):
+            return []  # the question is not embedded for a filter that allows nothing
         question = self._embedder.embed([query])[0]
         vector = self.vector_ranking(question, where, pool)
         fused = fuse(keyword, vector)
@@ -113,6 +115,10 @@ class EmbeddedIndex(KeywordIndex):
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(vectors.rowids[rows[i]]), float(scores[i])) for i in top]
+
+    def _allows_any(self, where: SearchFilter) -> bool:
+        allowed = self._allowed_rows(self._current_vectors(), where)
+        return allowed is None or bool(allowed.any())
 
     def _allowed_rows(self, vectors: _Vectors, where: SearchFilter) -> npt.NDArray[np.bool_] | None:
         mask: npt.NDArray[np.bool_] | None = None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
+from groundwork.retrieval.language_column import add_language_column
 from groundwork.text.terms import STOPWORDS, words
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ CREATE TABLE IF NOT EXISTS cards (
     id TEXT UNIQUE NOT NULL,
     collection TEXT NOT NULL,
     source_id TEXT NOT NULL,
+    language TEXT,
     payload TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS cards_collection ON cards(collection);
@@ -76,6 +78,9 @@ class KeywordIndex(Retriever):
         for column in _LATER_COLUMNS:
             if column not in present:
                 self._db.execute(f"ALTER TABLE cards ADD COLUMN {column} TEXT")
+        if "language" not in present:
+            add_language_column(self._db)
+        self._db.execute("CREATE INDEX IF NOT EXISTS cards_language ON cards(language)")
         self._create_fts()
         self._lock = threading.Lock()
         # Document frequencies of query words, valid for one state of the file.
@@ -125,9 +130,10 @@ class KeywordIndex(Retriever):
             start, end = _period(card)
             cursor = self._db.execute(
                 "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
-                "payload) VALUES (?, ?, ?, ?, ?, ?)",
-                (card.id, card.collection, card.source_id, start, end, card.model_dump_json()),
-            )
+                "language, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (card.id, card.collection, card.source_id, start, end, card.language,
+                 card.model_dump_json()),
+            )  # fmt: skip
             rowid = cursor.lastrowid
             self._db.execute(
                 "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
@@ -310,6 +316,9 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
         if values is not None:
             parts.append(f"AND {column} IN ({', '.join('?' * len(values))})")
             args.extend(values)
+    if where.language is not None:
+        parts.append("AND c.language = ?")
+        args.append(where.language)
     if where.tags:
         parts.append(
             "AND c.rowid IN (SELECT card_rowid FROM card_tags "

@@ -47,6 +47,7 @@ MAPPING: dict[str, Any] = {
             "collection": {"type": "keyword"},
             "source_id": {"type": "keyword"},
             "tags": {"type": "keyword"},
+            "language": {"type": "keyword"},
             "period_start": {"type": "keyword"},
             "period_end": {"type": "keyword"},
             "text": {"type": "text", "analyzer": "english"},
@@ -107,6 +108,11 @@ class OpenSearchIndex(Retriever):
         """Create the index and the search pipeline when they are missing."""
         if not self._call(self._client.indices.exists, index=self._index):
             self._call(self._client.indices.create, index=self._index, body=MAPPING)
+        else:  # an index created before cards had a language gains the field (strict mapping)
+            language = {"language": MAPPING["mappings"]["properties"]["language"]}
+            self._call(
+                self._client.indices.put_mapping, index=self._index, body={"properties": language}
+            )
         self._call(
             self._client.transport.perform_request,
             "PUT",
@@ -267,6 +273,7 @@ def document(card: Card, vector: list[float]) -> dict[str, Any]:
         "collection": card.collection,
         "source_id": card.source_id,
         "tags": card.tags,
+        "language": card.language,
         "period_start": day(start) if start else None,
         "period_end": day(end, end=True) if end else None,
         "text": card.text,
@@ -288,6 +295,8 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
     ):
         if values is not None:
             clauses.append({"terms": {field: values}})
+    if where.language is not None:
+        clauses.append({"term": {"language": where.language}})
     for field, bound, value in (
         ("period_start", "lte", day(where.period_end, end=True) if where.period_end else None),
         ("period_end", "gte", day(where.period_start) if where.period_start else None),

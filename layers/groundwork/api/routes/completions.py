@@ -25,6 +25,7 @@ from groundwork.api.schemas.completions import (
     Usage,
 )
 from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError
 from groundwork.generation.base import Turn
@@ -65,7 +66,8 @@ async def create_chat_completion(
         )
     turns = [Turn("system" if m.role == "developer" else m.role, m.text()) for m in body.messages]
     # A request without a question is refused before its scope is looked up.
-    check_length(last_question(turns), settings.question_max_chars)
+    question = last_question(turns)
+    check_length(question, settings.question_max_chars)
     where = resolve_scope(
         get_stores(settings).accounts,
         get_storage(settings),
@@ -77,7 +79,7 @@ async def create_chat_completion(
         card_ids=body.card_ids,
     )
     options = AnswerOptions(
-        language=None if body.language in (None, "auto") else body.language,
+        language=answer_language(_requested(body.language), question),
         quality=body.quality,
         temperature=body.temperature,
         max_tokens=body.max_completion_tokens or body.max_tokens,
@@ -101,6 +103,8 @@ async def create_chat_completion(
             usage=_usage(prompt_tokens, answer.completion_tokens),
             citations=answer.citations,
             support_score=answer.support_score,
+            language=answer.language,
+            requested_language=options.language,
         )
     events = service.stream(turns, where, options)
     # The first event is pulled before the response starts, so that a bad request or an
@@ -114,7 +118,14 @@ async def create_chat_completion(
         "model": body.model,
     }
     return StreamingResponse(
-        _sse(request, events, first, head, prompt_tokens if include_usage else None),
+        _sse(
+            request,
+            events,
+            first,
+            head,
+            prompt_tokens if include_usage else None,
+            options.language,
+        ),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -126,6 +137,7 @@ async def _sse(
     event: Delta | Finish | None,
     head: dict[str, Any],
     prompt_tokens: int | None,
+    requested_language: str | None,
 ) -> AsyncIterator[str]:
     """Chunks as ``data:`` lines; a failure ends the stream with an ``error`` chunk."""
     try:
@@ -140,6 +152,8 @@ async def _sse(
                         "choices": [_choice({}, event.finish_reason)],
                         "citations": [c.model_dump() for c in event.citations],
                         "support_score": event.support_score,
+                        "language": event.language,
+                        "requested_language": requested_language,
                     }
                 )
                 if prompt_tokens is not None:
@@ -159,6 +173,11 @@ async def _sse(
         with anyio.CancelScope(shield=True):
             await run_in_threadpool(events.close)
     yield "data: [DONE]\n\n"
+
+
+def _requested(language: str | None) -> str | None:
+    code = (language or "").strip().lower()
+    return None if code in ("", "auto") else code
 
 
 def _choice(delta: dict[str, str], finish_reason: str | None = None) -> dict[str, Any]:

@@ -107,3 +107,11 @@ class ChatCompletion(BaseModel):
         description="0–1: how well the retrieved passages support the answer's sentences "
         "(null when nothing was retrieved).",
     )
+    language: str | None = Field(
+        None,
+        description="ISO 639-1 code of the language the answer is written in (detected; "
+        "null when unknown), which may differ from `requested_language`.",
+    )
+    requested_language: str | None = Field(
+        None, description="The language asked for: `language`, or the question's when `auto`."
+    )
