@@ -91,6 +91,15 @@ CREATE TABLE IF NOT EXISTS quotas (
     user_id TEXT PRIMARY KEY,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS starters (
+    id TEXT PRIMARY KEY,
+    collection TEXT NOT NULL,
+    sort TEXT NOT NULL,
+    source_id TEXT,
+    origin TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS starters_collection ON starters(collection, sort);
 """
 
 
