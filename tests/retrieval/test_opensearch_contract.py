@@ -235,6 +235,8 @@ def test_given_a_source_replaced_on_serverless_then_every_old_copy_goes_after_th
     assert client.calls[1][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
     deleted = [line["delete"]["_id"] for line in client.calls[2][1]["body"]]
     assert deleted == ["x1", "x2"]
+
+
 def test_given_an_index_from_before_languages_when_ensured_then_the_field_is_added() -> None:
     client = RecordingClient({"exists": [True]})
 
