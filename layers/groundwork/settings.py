@@ -105,6 +105,9 @@ class Settings(BaseSettings):
     chat_cache_ttl_seconds: int = Field(
         86400, ge=0, description="Lifetime of a response cache entry; 0 disables the cache."
     )
+    ingest_max_file_bytes: int = Field(
+        25 * 1024 * 1024, ge=1, description="Files bigger than this are refused by ingestion."
+    )
 
     @property
     def index_path(self) -> Path:
