@@ -127,6 +127,9 @@ class Settings(BaseSettings):
         description="Longest question (the last user message) on /v1/chat and "
         "/v1/chat/completions; a longer one gets 400 question.too_long.",
     )
+    ingest_max_file_bytes: int = Field(
+        25 * 1024 * 1024, ge=1, description="Files bigger than this are refused by ingestion."
+    )
 
     @property
     def index_path(self) -> Path:

@@ -1,6 +1,6 @@
 """The answer pipeline's contract with retrieval and generation, with a spy index."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.domain.cards import Card, Hit
@@ -21,7 +21,13 @@ class SpyIndex(Retriever):
     def delete_source(self, source_id: str) -> int:
         raise NotImplementedError
 
-    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
         raise NotImplementedError
 
     def search(

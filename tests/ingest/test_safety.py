@@ -3,6 +3,7 @@ folder, huge files; and a re-ingest killed midway keeps the old version."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from groundwork.ingest.pipeline import Ingestor
+from groundwork.ingest.pipeline import Ingestor, discover
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.storage.sqlite import SQLiteStorage
@@ -129,3 +130,92 @@ def test_given_a_reingest_killed_midway_then_a_version_stays_searchable_and_rein
     assert report.failed == {}
     assert _texts(index) == ["Spring tides come twice a month."]
     assert index.count("c") == 1
+
+
+def test_given_a_symlink_out_of_the_folder_when_ingested_then_refused_with_a_reason(
+    tmp_path: Path, ingestor: Ingestor, index: KeywordIndex
+) -> None:
+    """Given a folder with a link to a file outside it (as to /etc/passwd), when ingested,
+    then that link fails with its reason and nothing of the file is searchable; a link to a
+    file inside the folder is read."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "guide.md").write_text("# Guide\n\nThe harbour opens at dawn.\n")
+    (root / "passwd.txt").symlink_to(outside / "passwd")
+    (root / "alias.md").symlink_to(root / "guide.md")
+    files, skipped = discover(root)
+
+    report = ingestor.ingest(files, collection="c", root=root)
+
+    assert skipped == {}
+    assert list(report.failed) == [str(root / "passwd.txt")]
+    assert "symlink leading outside the folder" in report.failed[str(root / "passwd.txt")]
+    assert report.added == 2
+    assert index.search("root bash", SearchFilter(collections=["c"]), 5) == []
+
+
+def test_given_looping_and_broken_links_when_ingested_then_each_is_reported(
+    tmp_path: Path, ingestor: Ingestor
+) -> None:
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").symlink_to(root / "b.md")
+    (root / "b.md").symlink_to(root / "a.md")
+    (root / "gone.txt").symlink_to(root / "missing.txt")
+    (root / "sub" / "up").symlink_to(root)
+    (root / "sub" / "note.txt").write_text("A note.\n")
+    files, skipped = discover(root)
+
+    report = ingestor.ingest(files, collection="c", root=root)
+
+    assert list(skipped) == [str(root / "sub" / "up")]
+    assert "symlink loop" in skipped[str(root / "sub" / "up")]
+    assert report.failed == {
+        str(root / "a.md"): "ValueError: a symlink loop",
+        str(root / "b.md"): "ValueError: a symlink loop",
+        str(root / "gone.txt"): f"ValueError: a broken symlink, to {root / 'missing.txt'}",
+    }
+    assert report.added == 1
+
+
+def test_given_a_file_over_the_size_cap_or_a_fifo_when_ingested_then_refused_with_a_reason(
+    tmp_path: Path, index: KeywordIndex, storage: SQLiteStorage
+) -> None:
+    (tmp_path / "big.txt").write_text("Tides. " * 100)
+    (tmp_path / "small.txt").write_text("Tides turn.\n")
+    os.mkfifo(tmp_path / "pipe.txt")
+    capped = Ingestor(index, storage, max_file_bytes=200)
+
+    report = capped.ingest(
+        [tmp_path / "big.txt", tmp_path / "small.txt", tmp_path / "pipe.txt"],
+        collection="c",
+        root=tmp_path,
+    )
+
+    assert report.failed == {
+        str(tmp_path / "big.txt"): "ValueError: bigger than 200 bytes, the limit "
+        "(GROUNDWORK_INGEST_MAX_FILE_BYTES)",
+        str(tmp_path / "pipe.txt"): "ValueError: not a regular file",
+    }
+    assert report.added == 1
+
+
+def test_given_a_large_file_when_ingested_then_progress_is_reported_within_it(
+    tmp_path: Path, storage: SQLiteStorage
+) -> None:
+    doc = tmp_path / "long.txt"
+    doc.write_text("\n\n".join(f"{n}. Paragraph {n} tells of tide {n}." for n in range(600)))
+    index = EmbeddedIndex(tmp_path / "index.sqlite3", HashingEmbedder())
+    seen: list[tuple[str, int, int]] = []
+
+    Ingestor(index, storage).ingest(
+        [doc], collection="c", root=tmp_path, on_cards=lambda f, r, t: seen.append((f.name, r, t))
+    )
+
+    total = index.count("c")
+    assert total > 512
+    assert [ready for _, ready, _ in seen] == [256, 512, total]
+    assert {(name, t) for name, _, t in seen} == {("long.txt", total)}

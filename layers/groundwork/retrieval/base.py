@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from groundwork.domain.cards import Card, Hit
 
@@ -47,14 +47,21 @@ class Retriever(ABC):
         """Remove every card of a source; returns how many were removed."""
 
     @abstractmethod
-    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
         """Make ``cards`` the whole of a source: a re-ingest's write.
 
         A search never finds the source missing, even if the process dies midway: the new
         cards are made ready (embedded) first, then either swapped in one transaction (the
         SQLite index), or written before the source's cards that are not among them are
         deleted (OpenSearch), where a crash in between leaves both versions, never neither.
-        Every card must belong to ``source_id``.
+        Every card must belong to ``source_id``. ``progress`` is called with how many cards are
+        ready so far, as they are (embedding a large document takes minutes).
         """
 
     @abstractmethod

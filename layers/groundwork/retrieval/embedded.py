@@ -20,7 +20,7 @@ from groundwork.retrieval.keyword import KeywordIndex, filter_sql
 from groundwork.retrieval.rerank import coverage
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     import numpy.typing as npt
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from groundwork.embeddings.base import Embedder
     from groundwork.retrieval.base import Quality, SearchFilter
 
+#: Cards embedded per call when a source is replaced, so that progress can be shown.
+EMBED_BATCH = 256
 #: Weight of the keyword side in the fused score (the vector side has the rest).
 KEYWORD_WEIGHT = 0.5
 #: Candidates taken from each side before fusing (precise).
@@ -70,11 +72,22 @@ class EmbeddedIndex(KeywordIndex):
         self._vectors = None
         return removed
 
-    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
         # Embedding is the slow part: done before the transaction, so the old cards stay
         # searchable (and a crash keeps them) until the swap.
-        vectors = self._embedder.embed([passage_text(card) for card in cards]) if cards else None
-        self._swap(source_id, cards, vectors)
+        batches = []
+        for start in range(0, len(cards), EMBED_BATCH):
+            batch = cards[start : start + EMBED_BATCH]
+            batches.append(self._embedder.embed([passage_text(card) for card in batch]))
+            if progress:
+                progress(start + len(batch))
+        self._swap(source_id, cards, np.concatenate(batches) if batches else None)
         self._vectors = None
 
     def search(

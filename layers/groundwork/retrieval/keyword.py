@@ -19,7 +19,7 @@ from groundwork.retrieval.language_column import add_language_column
 from groundwork.text.terms import STOPWORDS, words
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
 
     import numpy as np
@@ -105,8 +105,16 @@ class KeywordIndex(Retriever):
     def upsert(self, cards: Sequence[Card]) -> None:
         self._write(cards, None)
 
-    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
         self._swap(source_id, cards, None)
+        if progress:
+            progress(len(cards))
 
     def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
         with self._transaction():

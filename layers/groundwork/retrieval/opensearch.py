@@ -128,7 +128,13 @@ class OpenSearchIndex(Retriever):
             self._delete_ids(self._ids({"terms": {"card_id": [card.id for card in cards]}}))
         self._index_cards(cards, vectors)
 
-    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
         # Write, then delete what the new version no longer holds: there is no transaction
         # across documents, and a crash in between leaves stale cards, never none.
         old = self._ids({"term": {"source_id": source_id}})
@@ -138,6 +144,8 @@ class OpenSearchIndex(Retriever):
         # id is its _id, and the new version's cards were overwritten in place.
         kept = set() if self._serverless else {card.id for card in cards}
         self._delete_ids([i for i in old if i not in kept])
+        if progress:
+            progress(len(cards))
 
     def _index_cards(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32]) -> None:
         actions: list[dict[str, Any]] = []
