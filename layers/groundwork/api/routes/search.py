@@ -5,12 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.search import SearchRequest, SearchResponse, SearchResult
 from groundwork.errors import ApiError
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
 
-router = APIRouter(prefix="/v1", tags=["search"])
+router = APIRouter(prefix="/v1", tags=["search"], responses=error_responses(400, 401, 403, 404))
 
 
 @router.post("/search", response_model=SearchResponse)
