@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI
 
@@ -22,6 +22,7 @@ from groundwork.api.routes import (
     scope,
     search,
 )
+from groundwork.api.schemas.errors import without_validation_errors
 from groundwork.api.security_headers import SecurityHeaders
 from groundwork.auth.keys import require_key_when_configured
 from groundwork.settings import Settings, get_settings
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     errors.install(app)
     app.add_middleware(
         RequestBodyLimits,
@@ -81,3 +83,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The reading page at `/` (docs/web.md); it calls the API like any other client.
     app.include_router(web_router)
     return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema is None:
+        app.openapi_schema = without_validation_errors(FastAPI.openapi(app))
+    return app.openapi_schema

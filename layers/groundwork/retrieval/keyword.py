@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
+from groundwork.private_files import create_private
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
 from groundwork.retrieval.language_column import add_language_column
 from groundwork.text.terms import STOPWORDS, words
@@ -69,7 +70,7 @@ class KeywordIndex(Retriever):
     """BM25 over text, heading and title; filters are SQL conditions of the same query."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")

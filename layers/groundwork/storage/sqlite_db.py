@@ -12,6 +12,7 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from groundwork.private_files import create_private
 from groundwork.storage.clock import system_clock
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ class SQLiteDatabase:
     """One connection guarded by a lock; autocommit outside explicit transactions."""
 
     def __init__(self, path: Path, clock: Clock = system_clock) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         self.path = path
         self._clock = clock
         self._lock = threading.RLock()

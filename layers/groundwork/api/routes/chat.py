@@ -21,6 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
 from groundwork.api.schemas.chat import ChatDone
+from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.chat.answering import Answerer
 from groundwork.chat.request import ChatRequest  # noqa: TC001
@@ -68,7 +69,10 @@ ChatServiceDep = Annotated[ChatService, Depends(chat_service)]
 @router.post(
     "/chat",
     response_model=ChatDone,
-    responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC},
+        **error_responses(400, 401, 403, 404, 409, 429, 502, 503, 504),
+    },
 )
 async def chat(
     body: ChatRequest, request: Request, user: CurrentUser, service: ChatServiceDep

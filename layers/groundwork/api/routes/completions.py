@@ -24,6 +24,7 @@ from groundwork.api.schemas.completions import (
     ResponseMessage,
     Usage,
 )
+from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
 from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
@@ -51,7 +52,10 @@ _STREAM_DOC = (
 @router.post(
     "/chat/completions",
     response_model=ChatCompletion,
-    responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC},
+        **error_responses(400, 401, 403, 404, 502, 504),
+    },
 )
 async def create_chat_completion(
     body: ChatCompletionRequest,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.search import SearchRequest, SearchResponse, SearchResult
 from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
 from groundwork.chat.request import ChatScope
@@ -13,7 +14,7 @@ from groundwork.errors import ApiError
 from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 
-router = APIRouter(prefix="/v1", tags=["search"])
+router = APIRouter(prefix="/v1", tags=["search"], responses=error_responses(400, 401, 403, 404))
 
 
 @router.post("/search", response_model=SearchResponse)
