@@ -84,6 +84,16 @@ def test_given_parallel_documents_when_asked_in_english_for_german_then_german_i
     assert (body["language"], body["requested_language"]) == ("de", "de")
 
 
+def test_given_no_german_card_sharing_a_word_when_german_is_asked_for_then_english_answers(
+    parallel_client: TestClient,
+) -> None:
+    body = ask(parallel_client, "Which layer does the template build?", language="de")
+
+    assert {c["source_url"].split("/")[0] for c in body["citations"]} == {"en"}
+    assert "template builds one layer" in body["choices"][0]["message"]["content"]
+    assert (body["language"], body["requested_language"]) == ("en", "de")
+
+
 def test_given_parallel_documents_when_asked_in_french_then_the_answer_says_it_is_not(
     parallel_client: TestClient,
 ) -> None:
