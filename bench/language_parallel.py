@@ -58,14 +58,14 @@ class Condition:
 
 
 CONDITIONS = [
-    Condition("parallel, asked in English", "parallel", "en", None),
-    Condition("parallel, asked in German", "parallel", "de", None),
-    Condition("parallel, German asked for in English", "parallel", "en", "de"),
-    Condition("parallel, English asked for in German", "parallel", "de", "en"),
-    Condition("parallel, German, no preference", "parallel", "de", None, prefer=False),
-    Condition("parallel, English, no preference", "parallel", "en", None, prefer=False),
-    Condition("English only, asked in German", "en-only", "de", None),
-    Condition("German only, asked in English", "de-only", "en", None),
+    Condition("parallel, English question", "parallel", "en", None),
+    Condition("parallel, German question", "parallel", "de", None),
+    Condition("parallel, English question, `language: de`", "parallel", "en", "de"),
+    Condition("parallel, German question, `language: en`", "parallel", "de", "en"),
+    Condition("parallel, English question, no preference", "parallel", "en", None, prefer=False),
+    Condition("parallel, German question, no preference", "parallel", "de", None, prefer=False),
+    Condition("English only, German question", "en-only", "de", None),
+    Condition("German only, English question", "de-only", "en", None),
 ]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from groundwork.cli.main import main
+from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import get_settings
 from groundwork.storage.factory import get_storage
@@ -54,3 +55,15 @@ def test_given_an_ingested_file_when_deleted_then_the_collection_is_empty(
     assert code == 0
     assert "1 documents deleted" in capsys.readouterr().out
     assert get_retriever().count("n") == 0
+
+
+def test_given_language_on_the_command_line_when_ingested_then_every_card_has_it(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    doc = tmp_path / "note.md"
+    doc.write_text("# Note\n\nThis note is written in English, whatever the flag says.\n")
+
+    assert main(["ingest", str(doc), "--collection", "n", "--language", "German"]) == 0
+
+    hits = get_retriever().search("note", SearchFilter(collections=["n"], language="de"), 5)
+    assert [hit.card.language for hit in hits] == ["de"]
