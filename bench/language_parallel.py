@@ -10,8 +10,9 @@ composer) as the chat endpoints answer it: ``auto`` is the question's detected l
 Per condition it reports:
 
 - ``answered``: answers that cite something (the others say they found nothing);
-- ``cites asked``: answers whose citations are all in the requested language;
-- ``cites own``: answers citing the question's own answer in the requested language;
+- ``cites asked``: answers whose citations are all in the asked language (the question's,
+  or the explicit ``language``; known from the set, not detected);
+- ``cites own``: answers citing the question's own answer in the asked language;
 - ``language = text``: ``language`` equals the language detected on the answer's text
   (markers removed); the target is 1.0;
 - ``language = sources``: ``language`` equals the known language of the quoted passages
@@ -27,12 +28,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundwork.answer.language import _MARKER
 from groundwork.answer.service import AnswerOptions, AnswerService
 from groundwork.chat.language import answer_language, detect_language
 from groundwork.generation.base import Turn
@@ -43,6 +44,7 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 from groundwork.storage.factory import get_storage
 
+MARKER = re.compile(r"\[\d+\]")
 DATA = Path(__file__).with_name("data") / "catechism_parallel.jsonl"
 LANGUAGES = ("en", "de")
 KEYS = ("answered", "asked", "own", "text", "sources", "old")
@@ -118,10 +120,12 @@ def run(settings: Settings, rows: list[dict[str, dict[str, str]]], quality: Qual
             cited = [c.source_url.split(".")[0] for c in answer.citations]
             quoted = set(cited)
             counts["answered"] += bool(cited)
-            if cited and quoted == {requested}:
+            # The language the answer should be in, as the set knows it (not as detected).
+            target = condition.requested or condition.asked_in
+            if cited and quoted == {target}:
                 counts["asked"] += 1
             if any(
-                c.source_url.startswith(f"{requested}.") and c.document_reference == str(row["q"])
+                c.source_url.startswith(f"{target}.") and c.document_reference == str(row["q"])
                 for c in answer.citations
             ):
                 counts["own"] += 1
@@ -141,7 +145,7 @@ def run(settings: Settings, rows: list[dict[str, dict[str, str]]], quality: Qual
 
 
 def detect_label(text: str) -> str | None:
-    return detect_language(_MARKER.sub(" ", text))
+    return detect_language(MARKER.sub(" ", text))
 
 
 def main() -> None:
