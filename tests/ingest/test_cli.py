@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from groundwork.cli.main import main
+from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import get_settings
 from groundwork.storage.factory import get_storage
@@ -81,3 +82,15 @@ def test_given_a_size_cap_a_looping_link_and_a_long_file_when_ingested_then_all_
     assert "huge.txt: ValueError: bigger than 50,000 bytes" in out.err
     assert f"skipped: {docs / 'back'}: a symlink loop" in out.err
     assert "long.txt:   0%|          | 0/600" in out.err  # the bar of its passages
+
+
+def test_given_language_on_the_command_line_when_ingested_then_every_card_has_it(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    doc = tmp_path / "note.md"
+    doc.write_text("# Note\n\nThis note is written in English, whatever the flag says.\n")
+
+    assert main(["ingest", str(doc), "--collection", "n", "--language", "German"]) == 0
+
+    hits = get_retriever().search("note", SearchFilter(collections=["n"], language="de"), 5)
+    assert [hit.card.language for hit in hits] == ["de"]

@@ -273,3 +273,20 @@ def test_given_no_card_in_the_language_when_searching_then_the_scope_is_searched
     assert len(found.calls) == 1
     filters = [call[1]["body"]["query"]["bool"]["filter"] for call in missing.calls]
     assert filters == [[*FILTERS[:2], {"term": {"language": "de"}}, *FILTERS[2:]], FILTERS]
+
+
+def test_given_precise_when_the_language_probe_finds_cards_then_the_hybrid_search_keeps_it() -> (
+    None
+):
+    stored = card("de", "Steuer", language="de").model_dump()
+    german = {"hits": {"hits": [{"_score": 1.0, "_source": {"card": stored}}]}}
+    client = RecordingClient({"search": [german, german]})
+
+    search_in_language(adapter(client), "Steuer", WHERE, 5, quality="precise", language="de")
+
+    probe, hybrid = (call[1] for call in client.calls)
+    assert probe["body"]["size"] == 1
+    assert {"term": {"language": "de"}} in probe["body"]["query"]["bool"]["filter"]
+    _, knn = hybrid["body"]["query"]["hybrid"]["queries"]
+    assert {"term": {"language": "de"}} in knn["knn"]["embedding"]["filter"]["bool"]["filter"]
+    assert hybrid["params"] == {"search_pipeline": "groundwork-hybrid"}

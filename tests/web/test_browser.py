@@ -163,6 +163,20 @@ def test_given_a_cached_answer_when_a_fresh_one_is_asked_then_the_cache_is_bypas
     expect(page.locator("#ask-result .cached")).to_have_count(0)
 
 
+def test_given_no_document_in_the_asked_language_when_answered_then_a_notice_says_so(
+    page: Page, site: Site
+) -> None:
+    _sign_in(page, site)
+    page.get_by_label("Language", exact=True).select_option("de")
+
+    _ask(page, "How many sacraments are there?")
+
+    expect(page.locator("#ask-result .language-notice")).to_have_text(
+        "This answer is in English, not in German as asked."
+    )
+    expect(page.locator("#ask-result .meta")).to_contain_text("en")
+
+
 def test_given_a_conversation_when_regenerated_and_edited_then_versions_switch(
     page: Page, site: Site
 ) -> None:

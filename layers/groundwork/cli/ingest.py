@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--delete", action="store_true", help="remove the documents PATH names from the collection"
     )
-    for field in ("title", "author", "year", "url"):
+    for field in ("title", "author", "year", "url", "language"):
         parser.add_argument(f"--{field}", help=f"the documents' {field}, replacing what they say")
     parser.set_defaults(run=run)
 
@@ -59,7 +59,8 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
 
     files, skipped = discover(path)
     root = path if path.is_dir() else path.parent
-    metadata = {f: getattr(args, f) for f in ("title", "author", "year", "url") if getattr(args, f)}
+    fields = ("title", "author", "year", "url", "language")
+    metadata = {f: getattr(args, f) for f in fields if getattr(args, f)}
     inner: dict[Path, tqdm[Any]] = {}
     with tqdm(total=len(files), unit="file", desc="ingesting") as bar:
 

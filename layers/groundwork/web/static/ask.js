@@ -69,6 +69,25 @@ export async function streamInto(target, body, errorBox) {
   }
 }
 
+// A language's name in English ("de" → "German"); the code itself when the browser has none.
+function languageName(code) {
+  try {
+    return new Intl.DisplayNames(["en"], { type: "language" }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+// The extractive composer can only quote: without documents in the asked language it answers
+// in theirs (a model may not comply either), and the page says so. A text node: nothing the
+// server sends is read as markup.
+function languageNotice(done) {
+  const { language, requested_language: requested } = done;
+  if (!language || !requested || language === requested) return [];
+  const text = `This answer is in ${languageName(language)}, not in ${languageName(requested)} as asked.`;
+  return [el("p", { class: "language-notice", role: "note" }, text)];
+}
+
 export function showDone(target, done, onFresh) {
   const body = el("div", { class: "answer-body" });
   const scored = renderAnswer(body, done.text, done.citations);
@@ -79,7 +98,7 @@ export function showDone(target, done, onFresh) {
     done.quality,
     done.language ? ` · ${done.language}` : "",
   );
-  target.replaceChildren(body, meta);
+  target.replaceChildren(body, meta, ...languageNotice(done));
   if (done.cached) {
     target.append(
       el(
