@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from groundwork.ingest.document import Document
     from groundwork.retrieval.base import Retriever
+    from groundwork.starters.proposer import StarterProposer
     from groundwork.storage.base import Storage
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".jsonl")
@@ -87,9 +88,12 @@ def location_of(file: Path, root: Path) -> str:
 
 
 class Ingestor:
-    def __init__(self, retriever: Retriever, storage: Storage) -> None:
+    def __init__(
+        self, retriever: Retriever, storage: Storage, starters: StarterProposer | None = None
+    ) -> None:
         self._retriever = retriever
         self._storage = storage
+        self._starters = starters
 
     def ingest(
         self,
@@ -124,6 +128,8 @@ class Ingestor:
                 path.is_dir() and (path / source.location).is_file()
             ):
                 report.cards += self._retriever.delete_source(source.id)
+                if self._starters:
+                    self._starters.forget(collection, source.id)
                 self._storage.delete_source(source.id)
                 report.deleted += 1
         return report
@@ -154,6 +160,10 @@ class Ingestor:
         cards = cards_of(document, collection, sid, location, tags)
         self._retriever.delete_source(sid)
         self._retriever.upsert(cards)
+        # Proposed once the cards are searchable, and before the source is recorded: a file
+        # whose proposing failed is not "unchanged" on the next run, so it is proposed again.
+        if self._starters:
+            self._starters.propose(document, collection, sid)
         self._storage.put_source(
             SourceRecord(
                 id=sid,
