@@ -9,6 +9,7 @@ from pathlib import Path
 from groundwork.answer.service import AnswerOptions
 from groundwork.generation.base import Turn
 from groundwork.ingest.document import Document, Passage
+from groundwork.ingest.pipeline import parse
 from groundwork.retrieval.base import SearchFilter
 from groundwork.starters.candidates import candidates, document_language
 from groundwork.starters.factory import answer_service
@@ -93,14 +94,13 @@ def test_given_a_check_that_refuses_when_proposing_then_nothing_is_kept(
     proposer = StarterProposer(
         answer_service(service.settings), service.stores.starters, checks=[refuse_all]
     )
-    from groundwork.ingest.pipeline import parse
-
     kept = proposer.propose(parse(".md", GERMAN.read_bytes()), "backen", "brot")
 
     assert kept == []
     assert service.stores.starters.list_starters("backen")  # the other source's stay
     # Each check sees the question and the pipeline's cited answer to it.
-    assert len(asked) == 3 and all(citations > 0 for _, citations in asked)
+    assert len(asked) == 3
+    assert all(citations > 0 for _, citations in asked)
 
 
 def test_given_a_question_nothing_answers_when_proposing_then_it_is_dropped(
