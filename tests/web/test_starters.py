@@ -4,11 +4,9 @@ empty, asked in German from an English page; an admin's starter shown as text, n
 from __future__ import annotations
 
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import uvicorn
@@ -21,12 +19,6 @@ from tests.starters.conftest import GERMAN, service_on
 from tests.web.conftest import WIDE, Site, screenshot
 
 HOSTILE = '<img src=x data-x="1"> Is <b>this</b> shown as text?'
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +38,7 @@ def bakery(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     )
     key = accounts.issue_api_key("baker")
     server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=_free_port(), log_level="warning"
-        )
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
