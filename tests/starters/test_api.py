@@ -143,3 +143,24 @@ def test_given_a_key_when_asking_for_collections_it_may_not_see_then_403_or_404(
     )
     assert (no_key.status_code, no_key.json()["error"]["code"]) == (401, "auth.invalid_key")
     assert "Secret?" not in [s["text"] for s in listed(client, key)]
+
+
+def test_given_a_german_starter_when_asked_with_the_openai_sdk_then_the_answer_is_cited(
+    seeded: tuple[Service, TestClient, str],
+) -> None:
+    """The flow of docs/starters.md: list, then ask the first with its collection and language."""
+    from openai import OpenAI
+
+    _, client, key = seeded
+    (starter, *_) = listed(client, key, collection="backen")
+    sdk = OpenAI(base_url="http://testserver/v1", api_key=key, http_client=client)
+
+    answer = sdk.chat.completions.create(
+        model="groundwork-1",
+        messages=[{"role": "user", "content": starter["text"]}],
+        extra_body={"collection": starter["collection"], "language": starter["language"]},
+    )
+
+    assert "Sauerteig" in (answer.choices[0].message.content or "")
+    assert answer.model_extra is not None
+    assert {c["document_title"] for c in answer.model_extra["citations"]} == {"Brot backen"}
