@@ -81,6 +81,13 @@ class Settings(BaseSettings):
     )
     bootstrap_docs: bool = Field(True, description="Ingest docs_dir on start when empty.")
     retrieval_k: int = Field(5, ge=1, le=50, description="Passages retrieved per question.")
+    starters_per_source: int = Field(
+        3,
+        ge=0,
+        le=10,
+        description="Starters proposed per source at ingest (each answered with a citation "
+        "first); 0: none.",
+    )
     batch_queue_url: str | None = Field(
         None, description="SQS queue that carries batch grounding requests, one per message."
     )

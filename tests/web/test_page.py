@@ -26,6 +26,7 @@ def test_given_the_page_when_its_modules_are_fetched_then_each_is_javascript(
         "conversations.js",
         "grounding.js",
         "scope.js",
+        "starters.js",
     ):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200, name

@@ -21,6 +21,7 @@ from groundwork.api.routes import (
     models,
     scope,
     search,
+    starters,
 )
 from groundwork.api.schemas.errors import without_validation_errors
 from groundwork.api.security_headers import SecurityHeaders
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.bootstrap_docs and settings.docs_dir is not None:
             from groundwork.ingest.bootstrap import ingest_docs_if_empty
             from groundwork.retrieval.factory import get_retriever
+            from groundwork.starters.factory import starter_proposer
             from groundwork.storage.factory import get_storage
 
             ingest_docs_if_empty(
@@ -47,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 get_storage(settings),
                 settings.docs_dir,
                 settings.default_collection,
+                starter_proposer(settings),
             )
         yield
 
@@ -80,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(conversation_list.router)
     app.include_router(conversations.router)
     app.include_router(scope.router)
+    app.include_router(starters.router)
     # The reading page at `/` (docs/web.md); it calls the API like any other client.
     app.include_router(web_router)
     return app

@@ -19,9 +19,12 @@ if TYPE_CHECKING:
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser(
-        "admin", help="manage users, API keys, collections, grants and quotas"
+        "admin", help="manage users, API keys, collections, grants, quotas and starters"
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    from groundwork.cli import admin_starters
+
+    admin_starters.register(actions, _run)
 
     user = actions.add_parser("create-user", help="create a user")
     user.add_argument("user_id")

@@ -36,11 +36,16 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.ingest.pipeline import Ingestor
     from groundwork.retrieval.factory import get_retriever
     from groundwork.settings import get_settings
+    from groundwork.starters.factory import starter_proposer
     from groundwork.storage.factory import get_storage
 
     path: Path = args.path
+    settings = get_settings()
     ingestor = Ingestor(
-        get_retriever(), get_storage(), max_file_bytes=get_settings().ingest_max_file_bytes
+        get_retriever(),
+        get_storage(),
+        starter_proposer(settings),
+        max_file_bytes=settings.ingest_max_file_bytes,
     )
     if args.delete:
         report = ingestor.delete(path, collection=args.collection)

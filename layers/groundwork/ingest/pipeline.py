@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from groundwork.ingest.document import Document
     from groundwork.retrieval.base import Retriever
+    from groundwork.starters.proposer import StarterProposer
     from groundwork.storage.base import Storage
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".jsonl")
@@ -146,10 +147,16 @@ def location_of(file: Path, root: Path) -> str:
 
 class Ingestor:
     def __init__(
-        self, retriever: Retriever, storage: Storage, *, max_file_bytes: int = MAX_FILE_BYTES
+        self,
+        retriever: Retriever,
+        storage: Storage,
+        starters: StarterProposer | None = None,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
     ) -> None:
         self._retriever = retriever
         self._storage = storage
+        self._starters = starters
         self._max_file_bytes = max_file_bytes
 
     def ingest(
@@ -192,6 +199,8 @@ class Ingestor:
                 path.is_dir() and (path / source.location).is_file()
             ):
                 report.cards += self._retriever.delete_source(source.id)
+                if self._starters:
+                    self._starters.forget(collection, source.id)
                 self._storage.delete_source(source.id)
                 report.deleted += 1
         return report
@@ -232,6 +241,10 @@ class Ingestor:
                 on_cards(file, ready, len(cards))
 
         self._retriever.replace_source(sid, cards, progress=progress)
+        # Proposed once the cards are searchable, and before the source is recorded: a file
+        # whose proposing failed is not "unchanged" on the next run, so it is proposed again.
+        if self._starters:
+            self._starters.propose(document, collection, sid)
         self._storage.put_source(
             SourceRecord(
                 id=sid,

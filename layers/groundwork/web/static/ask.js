@@ -131,6 +131,12 @@ async function ask(body) {
   await showDone(answer, done, fresh);
 }
 
+// Asks `question` as the form would, with `overrides` on top (a starter's `language`).
+export function askWith(question, overrides) {
+  $("ask-question").value = question;
+  ask({ ...request(question), ...overrides });
+}
+
 export function setupAsk() {
   loadCollections();
   $("ask-form").addEventListener("submit", (event) => {
