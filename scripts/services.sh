@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The services the cloud path talks to, run locally on 127.0.0.1:
 #   - a single-node OpenSearch 2.19.1 (the integ-test distribution from Maven Central) with the
-#     analysis-common and lang-painless modules and the k-NN and neural-search plugins, so the
+#     analysis-common, reindex and lang-painless modules and the k-NN and neural-search plugins, so the
 #     adapter's BM25, k-NN (Lucene engine: Maven's k-NN zip carries no faiss natives) and
 #     `hybrid` queries with the normalization processor all run for real.
 #
@@ -80,8 +80,9 @@ EOF
 # The OpenSearch home, prepared once per version and plugin set, then reused.
 prepare_opensearch() {
   local key home tmp plugin
-  key=$(echo "$OS_PLUGINS" | tr ' ' '+')
-  home=$CACHE/opensearch-$OS_VERSION${key:+-$key}
+  # Named for the plugin set and this recipe: a changed recipe prepares a new home.
+  key=$(echo "$OS_PLUGINS" | tr ' ' '+')-$(declare -f prepare_opensearch add_module | sha1sum | cut -c1-8)
+  home=$CACHE/opensearch-$OS_VERSION-$key
   if [ -f "$home/.ready" ]; then echo "$home"; return; fi
   log "preparing OpenSearch $OS_VERSION ($OS_PLUGINS) in $home"
   tmp=$CACHE/tmp.$$
@@ -96,6 +97,15 @@ prepare_opensearch() {
     "org.opensearch.plugin:opensearch-scripting-painless-spi:$OS_VERSION" \
     org.antlr:antlr4-runtime:4.13.1 org.ow2.asm:asm:9.7 org.ow2.asm:asm-util:9.7 \
     org.ow2.asm:asm-tree:9.7 org.ow2.asm:asm-commons:9.7 org.ow2.asm:asm-analysis:9.7
+  # _delete_by_query (a source's deletion) lives in the reindex module.
+  add_module reindex org.opensearch.index.reindex.ReindexPlugin "$built" \
+    "org.opensearch.plugin:reindex-client:$OS_VERSION" \
+    "org.opensearch.client:opensearch-rest-client:$OS_VERSION" \
+    "org.opensearch:opensearch-ssl-config:$OS_VERSION" \
+    org.apache.httpcomponents:httpclient:4.5.14 org.apache.httpcomponents:httpcore:4.4.16 \
+    org.apache.httpcomponents:httpasyncclient:4.1.5 \
+    org.apache.httpcomponents:httpcore-nio:4.4.16 commons-codec:commons-codec:1.16.1 \
+    commons-logging:commons-logging:1.2
   # Painless compiles scripts into classes of its own loader; the distribution grants it so.
   cat >"$built/modules/lang-painless/plugin-security.policy" <<'EOF'
 grant {
@@ -114,7 +124,7 @@ EOF
     OPENSEARCH_JAVA_HOME=$(java_home) "$built/bin/opensearch-plugin" install --batch \
       "file://$tmp/$artifact-$PLUGIN_VERSION.zip" >&2
   done
-  rm -rf "$home" && mv "$built" "$home" && rm -rf "$tmp"
+  rm -rf "$CACHE"/opensearch-$OS_VERSION-* && mv "$built" "$home" && rm -rf "$tmp"
   touch "$home/.ready"
   echo "$home"
 }
