@@ -34,8 +34,9 @@ runtime_python() {
   version="$(runtime_version)"
   for candidate in "$(command -v "python$version" || true)" \
     "$HOME"/.pyenv/versions/"$version".*/bin/"python$version"; do
-    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
-      echo "$candidate"
+    # The interpreter itself, not a shim (pyenv's would pick its own version for `python`).
+    if [ -n "$candidate" ] && [ -x "$candidate" ] \
+      && "$candidate" -c 'import sys; print(sys.executable)' 2>/dev/null; then
       return 0
     fi
   done
@@ -87,11 +88,15 @@ build() {
   local version python
   version="$(runtime_version)"
   python="$(runtime_python)"
-  mkdir -p "$GROUNDWORK_SAM_BUILD_DIR"
-  # sam build runs pip and the Makefile with the interpreter of the runtime's version.
+  mkdir -p "$GROUNDWORK_SAM_BUILD_DIR" "$GROUNDWORK_LAMBDA_DIR/python-bin"
+  # sam build runs pip, and the dependency layer's Makefile runs `python`: both must be the
+  # runtime's version, as in Lambda's build image.
+  ln -sf "$python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python"
+  ln -sf "$python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python3"
+  ln -sf "$python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python$version"
   (
     cd "$GROUNDWORK_ROOT"
-    PATH="$(dirname "$python"):$PATH" SAM_CLI_TELEMETRY=0 nice -n 10 \
+    PATH="$GROUNDWORK_LAMBDA_DIR/python-bin:$PATH" SAM_CLI_TELEMETRY=0 nice -n 10 \
       "$GROUNDWORK_LAMBDA_DIR/sam/bin/sam" build --build-dir "$GROUNDWORK_SAM_BUILD_DIR" \
       --cache-dir "$GROUNDWORK_LAMBDA_DIR/sam-cache" --cached --template template.yaml
   )

@@ -86,13 +86,15 @@ def test_given_a_source_scope_when_resolving_then_the_scope_function_narrows_it(
     body = {"collection": "catechism", "scope": {"source_id": "report-2023"}}
 
     resolved = httpx.post(f"{stack.url}/v1/scope/resolve", json=body, headers=bearer(alice))
-    hidden = httpx.post(f"{stack.url}/v1/scope/resolve", json=body, headers=bearer(bob))
+    other = {"collection": "catechism", "scope": {"collections": ["reports"]}}
+    hidden = httpx.post(f"{stack.url}/v1/scope/resolve", json=other, headers=bearer(bob))
     anonymous = httpx.post(f"{stack.url}/v1/scope/resolve", json=body)
 
     assert resolved.status_code == 200, resolved.text
     assert resolved.json()["collections"] == ["reports"]
     assert resolved.json()["source_ids"] == ["report-2023"]
     assert hidden.status_code == 403
+    assert hidden.json()["error"]["code"] == "collections.no_access"
     assert anonymous.status_code == 401
     assert stack.invocations("ScopeFunction") == before + 3
 

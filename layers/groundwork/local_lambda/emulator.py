@@ -2,7 +2,8 @@
 
 The environment is laid out as Lambda lays it out: the function's layers, extracted in order,
 are the only content of ``/opt`` (a private mount namespace binds a folder there, so nothing
-else on the machine sees it), ``LAMBDA_TASK_ROOT`` is the function's folder as built, and
+else on the machine sees it), ``LAMBDA_TASK_ROOT`` is the function's folder as built, both
+read-only as on Lambda (so no bytecode cache is written there), and
 ``LAMBDA_RUNTIME_DIR`` holds awslambdaric and boto3, as the managed runtime holds its client and
 the SDK. The runtime's bootstrap starts the interpreter (under ``AWS_LAMBDA_EXEC_WRAPPER`` when
 the function sets one, as the Web Adapter's ``/opt/bootstrap`` does) with the layers on
@@ -212,8 +213,11 @@ def start(
         *_private_mount(),
         "/bin/sh",
         "-c",
-        'mount --bind "$0" /opt && exec "$@"',
+        # Read-only, as on Lambda: no bytecode cache is written beside the layers or the code.
+        'mount --bind "$0" /opt && mount -o remount,ro,bind /opt'
+        ' && mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && shift && exec "$@"',
         str(home / "opt"),
+        function.code,
         str(tools.rie),
         "--runtime-interface-emulator-address",
         f"127.0.0.1:{port}",
