@@ -57,6 +57,12 @@ class Settings(BaseSettings):
     generation_model: str = Field("llama3.2", description="Model asked at that endpoint.")
     generation_timeout_s: float = Field(30.0, gt=0, description="Per model call, in seconds.")
     generation_retries: int = Field(2, ge=0, le=10, description="Retries before the first token.")
+    stream_keep_alive_s: float = Field(
+        10.0,
+        gt=0,
+        description="A stream quiet this many seconds (before its first token, say) sends an "
+        "SSE comment, `: keep-alive`; an answer that fails within them is an HTTP error.",
+    )
     bedrock_model_id: str = Field("amazon.nova-micro-v1:0", description="Bedrock model id.")
     bedrock_region: str | None = Field(None, description="AWS region; None: boto3's default.")
     verifier: Literal["heuristic", "model", "combined"] = Field(

@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.keepalive import first_event, keep_alive
 from groundwork.api.schemas.chat import ChatDone
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.chat.answering import Answerer
@@ -32,7 +33,7 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Generator
+    from collections.abc import AsyncGenerator, Awaitable, Generator
 
     from fastapi import Response
 
@@ -70,7 +71,11 @@ ChatServiceDep = Annotated[ChatService, Depends(chat_service)]
     responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
 )
 async def chat(
-    body: ChatRequest, request: Request, user: CurrentUser, service: ChatServiceDep
+    body: ChatRequest,
+    request: Request,
+    user: CurrentUser,
+    service: ChatServiceDep,
+    settings: SettingsDep,
 ) -> Response:
     last_event_id = request.headers.get("last-event-id")
     if last_event_id:
@@ -83,11 +88,11 @@ async def chat(
     events = run.events()
     if not body.stream:
         return JSONResponse(await run_in_threadpool(_done_of, events))
-    # The first event is pulled before the response starts, so that a failure before the
-    # first token is still an HTTP error.
-    first = await run_in_threadpool(next, events)
+    # The first event is awaited a while before the response starts, so that a failure
+    # before the first token is still an HTTP error.
+    first = await first_event(events, settings.stream_keep_alive_s)
     return StreamingResponse(
-        _sse(request, events, first),
+        keep_alive(_sse(request, events, first), settings.stream_keep_alive_s),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -102,10 +107,11 @@ def _done_of(events: Generator[ChatEvent, None, None]) -> dict[str, Any]:
 
 
 async def _sse(
-    request: Request, events: Generator[ChatEvent, None, None], event: ChatEvent | None
-) -> AsyncIterator[str]:
+    request: Request, events: Generator[ChatEvent, None, None], first: Awaitable[ChatEvent]
+) -> AsyncGenerator[str, None]:
     number = 0
     try:
+        event: ChatEvent | None = await first
         while event is not None:
             number += 1
             if isinstance(event, Token):
