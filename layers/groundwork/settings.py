@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: The repository checkout this package runs from, when it runs from one (``pip install -e .``).
@@ -66,6 +66,12 @@ class Settings(BaseSettings):
     generation_model: str = Field("llama3.2", description="Model asked at that endpoint.")
     generation_timeout_s: float = Field(30.0, gt=0, description="Per model call, in seconds.")
     generation_retries: int = Field(2, ge=0, le=10, description="Retries before the first token.")
+    stream_keep_alive_s: float = Field(
+        10.0,
+        gt=0,
+        description="A stream quiet this many seconds (before its first token, say) sends an "
+        "SSE comment, `: keep-alive`; an answer that fails within them is an HTTP error.",
+    )
     bedrock_model_id: str = Field("amazon.nova-micro-v1:0", description="Bedrock model id.")
     bedrock_region: str | None = Field(None, description="AWS region; None: boto3's default.")
     verifier: Literal["heuristic", "model", "combined"] = Field(
@@ -80,6 +86,13 @@ class Settings(BaseSettings):
         description="With the model or combined verifier: at most this many claims of a check "
         "are read by the model, those the heuristic is least sure of; the rest keep the "
         "heuristic's score. Each costs some 20 ms on one core.",
+    )
+    verifier_weights: Path | None = Field(
+        None,
+        description="With the model or combined verifier: the folder of its weights "
+        "(verifier-int8.onnx, verifier.json), which are not shipped: the verifier is "
+        "experimental. scripts/train_verifier.sh writes them; this repository keeps them in "
+        "models/verifier/.",
     )
     default_collection: str = Field("default", description="Collection used when none is named.")
     model_name: str = Field("groundwork-1", description="Model id reported by the API.")
@@ -154,6 +167,27 @@ class Settings(BaseSettings):
     @property
     def state_path(self) -> Path:
         return self.data_dir / "state.sqlite3"
+
+    @model_validator(mode="after")
+    def _verifier_has_weights(self) -> Settings:
+        if self.verifier == "heuristic":
+            return self
+        from groundwork.grounding.cross_encoder import missing_files
+
+        if self.verifier_weights is None:
+            raise ValueError(
+                f"GROUNDWORK_VERIFIER={self.verifier} needs GROUNDWORK_VERIFIER_WEIGHTS, the "
+                "folder of the trained verifier's weights: they are not shipped (an "
+                "experiment; docs/grounding.md). scripts/train_verifier.sh writes them, and "
+                "this repository keeps them in models/verifier/."
+            )
+        missing = missing_files(self.verifier_weights)
+        if missing:
+            raise ValueError(
+                f"GROUNDWORK_VERIFIER_WEIGHTS={self.verifier_weights} lacks "
+                f"{', '.join(missing)} (scripts/train_verifier.sh writes them)."
+            )
+        return self
 
 
 @lru_cache(maxsize=1)

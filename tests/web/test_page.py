@@ -12,7 +12,8 @@ def test_given_the_app_when_root_is_fetched_then_the_page_is_served(client: Test
 
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    assert '<script type="module" src="/static/app.js">' in response.text
+    # Relative: under API Gateway the page is at …/{stage}/, and so are its assets.
+    assert '<script type="module" src="static/app.js">' in response.text
 
 
 def test_given_the_page_when_its_modules_are_fetched_then_each_is_javascript(

@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.keepalive import first_event, keep_alive
 from groundwork.api.schemas.chat import ChatDone
 from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
@@ -33,7 +34,7 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Generator
+    from collections.abc import AsyncGenerator, Awaitable, Generator
 
     from fastapi import Response
 
@@ -75,7 +76,11 @@ ChatServiceDep = Annotated[ChatService, Depends(chat_service)]
     },
 )
 async def chat(
-    body: ChatRequest, request: Request, user: CurrentUser, service: ChatServiceDep
+    body: ChatRequest,
+    request: Request,
+    user: CurrentUser,
+    service: ChatServiceDep,
+    settings: SettingsDep,
 ) -> Response:
     last_event_id = request.headers.get("last-event-id")
     if last_event_id:
@@ -92,9 +97,12 @@ async def chat(
         await anyio.sleep(next(pauses))
     if isinstance(begun, dict):
         return JSONResponse(begun)
-    events, first = begun
+    # The first event is awaited a while before the response starts, so that a failure
+    # before the first token is still an HTTP error; a slower one is awaited by the stream,
+    # which sends keep-alives meanwhile.
+    first = await first_event(begun, settings.stream_keep_alive_s)
     return StreamingResponse(
-        _sse(request, events, first),
+        keep_alive(_sse(request, begun, first), settings.stream_keep_alive_s),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -102,18 +110,16 @@ async def chat(
 
 def _begin(
     service: ChatService, pending: Pending, stream: bool
-) -> dict[str, Any] | tuple[Generator[ChatEvent, None, None], ChatEvent] | None:
-    """None while another request answers; else the whole answer, or the stream's first
-    event and the rest. The first event comes in the thread that claimed, so a claimed run
-    always has a started generator, whose closing releases the claim. It is pulled before
-    the response starts, so that a failure before the first token is still an HTTP error."""
+) -> dict[str, Any] | Generator[ChatEvent, None, None] | None:
+    """None while another request answers; else the whole answer, or the stream's events,
+    whose first the caller pulls at once: closing a started generator releases the claim."""
     run = service.attempt(pending)
     if run is None:
         return None
     events = run.events()
     if not stream:
         return _done_of(events)
-    return events, next(events)
+    return events
 
 
 def _done_of(events: Generator[ChatEvent, None, None]) -> dict[str, Any]:
@@ -125,10 +131,11 @@ def _done_of(events: Generator[ChatEvent, None, None]) -> dict[str, Any]:
 
 
 async def _sse(
-    request: Request, events: Generator[ChatEvent, None, None], event: ChatEvent | None
-) -> AsyncIterator[str]:
+    request: Request, events: Generator[ChatEvent, None, None], first: Awaitable[ChatEvent]
+) -> AsyncGenerator[str, None]:
     number = 0
     try:
+        event: ChatEvent | None = await first
         while event is not None:
             number += 1
             if isinstance(event, Token):

@@ -17,6 +17,7 @@ from groundwork.answer.question import check_length, last_question
 from groundwork.answer.service import AnswerOptions, Delta, Finish
 from groundwork.api.answering import AnswerServiceDep  # noqa: TC001
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.keepalive import first_event, keep_alive
 from groundwork.api.schemas.completions import (
     ChatCompletion,
     ChatCompletionRequest,
@@ -35,7 +36,7 @@ from groundwork.storage.factory import get_storage, get_stores
 from groundwork.text.tokens import count_tokens
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Generator
+    from collections.abc import AsyncGenerator, Awaitable, Generator
 
     from fastapi import Response
 
@@ -111,9 +112,9 @@ async def create_chat_completion(
             requested_language=options.language,
         )
     events = service.stream(turns, where, options)
-    # The first event is pulled before the response starts, so that a bad request or an
-    # unreachable model is still an HTTP error, not a stream that fails at once.
-    first = await run_in_threadpool(next, events)
+    # The first event is awaited a while before the response starts, so that a bad request or
+    # an unreachable model is still an HTTP error, not a stream that fails at once.
+    first = await first_event(events, settings.stream_keep_alive_s)
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     head = {
         "id": completion_id,
@@ -122,13 +123,16 @@ async def create_chat_completion(
         "model": body.model,
     }
     return StreamingResponse(
-        _sse(
-            request,
-            events,
-            first,
-            head,
-            prompt_tokens if include_usage else None,
-            options.language,
+        keep_alive(
+            _sse(
+                request,
+                events,
+                first,
+                head,
+                prompt_tokens if include_usage else None,
+                options.language,
+            ),
+            settings.stream_keep_alive_s,
         ),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
@@ -138,14 +142,15 @@ async def create_chat_completion(
 async def _sse(
     request: Request,
     events: Generator[Delta | Finish, None, None],
-    event: Delta | Finish | None,
+    first: Awaitable[Delta | Finish],
     head: dict[str, Any],
     prompt_tokens: int | None,
     requested_language: str | None,
-) -> AsyncIterator[str]:
+) -> AsyncGenerator[str, None]:
     """Chunks as ``data:`` lines; a failure ends the stream with an ``error`` chunk."""
     try:
         yield _data(head | {"choices": [_choice({"role": "assistant", "content": ""})]})
+        event: Delta | Finish | None = await first
         while event is not None:
             if isinstance(event, Delta):
                 yield _data(head | {"choices": [_choice({"content": event.text})]})
