@@ -25,7 +25,7 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
 
             return KeywordIndex(settings.index_path)
         case "opensearch":
-            from groundwork.embeddings.factory import get_embedder
+            from groundwork.embeddings.factory import get_lazy_embedder
             from groundwork.retrieval.opensearch import OpenSearchIndex, connect
 
             if not settings.opensearch_url:
@@ -37,7 +37,8 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
                 connect(
                     settings.opensearch_url, region=settings.opensearch_region, service=service
                 ),
-                get_embedder(settings),
+                # Loaded on the first search or write: listing and counting need no model.
+                get_lazy_embedder(settings),
                 index=settings.opensearch_index,
                 serverless=settings.opensearch_auth == "aoss",
                 engine=settings.opensearch_knn_engine,
