@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 #: open with a question; an essay's rhetorical questions are far fewer.
 QA_MIN = 3
 QA_SHARE = 0.25
+#: Longest question proposed, in words.
+_QUESTION_WORDS = 15
 #: Text read to detect a document's language.
 _SAMPLE_CHARS = 3000
 
@@ -138,8 +140,9 @@ def _question_in(text: str) -> str | None:
     match = _QUESTION.match(_QUESTION_PREFIX.sub("", text.strip(), count=1))
     if not match:
         return None
-    question = " ".join(match.group(1).split()).replace('"', "").replace("“", "").replace("”", "")
-    return question if 3 <= len(question.split()) <= 25 else None
+    question = " ".join(match.group(1).split())
+    # A starter is read at a glance: a long question is left to the documents.
+    return question if 3 <= len(question.split()) <= _QUESTION_WORDS else None
 
 
 def _heading_questions(document: Document, language: str | None) -> list[Candidate]:
