@@ -12,7 +12,6 @@ import os
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,24 +35,6 @@ class SynonymEmbedder(HashingEmbedder):
 @pytest.fixture
 def embedder() -> HashingEmbedder:
     return SynonymEmbedder()
-
-
-@pytest.fixture(scope="session")
-def opensearch_client() -> Any:
-    url = os.environ.get("GROUNDWORK_OPENSEARCH_URL")
-    if not url:
-        reason = "GROUNDWORK_OPENSEARCH_URL is not set: run `eval $(scripts/services.sh up)`"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI runs every live suite; {reason}")
-        pytest.skip(reason)
-    from groundwork.retrieval.opensearch import connect
-
-    auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
-    return connect(
-        url,
-        region=os.environ.get("GROUNDWORK_OPENSEARCH_REGION"),
-        service=None if auth == "none" else auth,
-    )
 
 
 @pytest.fixture(params=["embedded", "opensearch"])

@@ -55,6 +55,9 @@ class RecordingClient:
     def put_mapping(self, **kwargs: Any) -> Any:
         return self._answer("put_mapping", **kwargs)
 
+    def refresh(self, **kwargs: Any) -> Any:
+        return self._answer("refresh", **kwargs)
+
     def perform_request(self, method: str, url: str, **kwargs: Any) -> Any:
         return self._answer("perform_request", method=method, url=url, **kwargs)
 
@@ -162,7 +165,8 @@ def test_given_a_reingested_source_when_replaced_then_new_cards_go_before_stale_
 
     adapter(client).replace_source("s1", [card("a", "one"), card("b", "two")])
 
-    assert names(client) == [*SETUP, "bulk", "delete_by_query"]
+    # Refreshed first, or a stale card written a moment ago is not found and outlives it.
+    assert names(client) == [*SETUP, "bulk", "refresh", "delete_by_query"]
     assert client.calls[-1][1]["body"] == {"query": {"bool": {
         "filter": [{"term": {"source_id": "s1"}}],
         "must_not": [{"terms": {"card_id": ["a", "b"]}}],
@@ -214,9 +218,12 @@ def test_given_a_source_when_deleted_on_a_managed_domain_then_delete_by_query_is
     client = RecordingClient({"delete_by_query": [{"deleted": 3}]})
 
     assert adapter(client).delete_source("s1") == 3
-    assert client.calls[len(SETUP) :] == [("delete_by_query", {
-        "index": "groundwork-cards", "body": {"query": {"term": {"source_id": "s1"}}},
-        "params": {"refresh": "true", "conflicts": "proceed"}})]  # fmt: skip
+    assert client.calls[len(SETUP) :] == [
+        ("refresh", {"index": "groundwork-cards"}),
+        ("delete_by_query", {
+            "index": "groundwork-cards", "body": {"query": {"term": {"source_id": "s1"}}},
+            "params": {"refresh": "true", "conflicts": "proceed"}}),
+    ]  # fmt: skip
 
 
 def test_given_throttling_when_calling_then_the_request_is_retried_with_backoff() -> None:
@@ -301,7 +308,9 @@ def test_given_opensearch_settings_when_the_retriever_is_built_then_no_request_i
     from groundwork.retrieval.factory import get_retriever
     from groundwork.settings import Settings
 
-    monkeypatch.setattr("groundwork.embeddings.factory.get_embedder", lambda _: HashingEmbedder())
+    monkeypatch.setattr(
+        "groundwork.embeddings.factory.get_lazy_embedder", lambda _: HashingEmbedder()
+    )
     settings = Settings(retrieval="opensearch", opensearch_url="http://127.0.0.1:9",
                         opensearch_knn_engine="lucene", opensearch_shards=3,
                         opensearch_replicas=2)  # fmt: skip

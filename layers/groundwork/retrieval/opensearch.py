@@ -208,6 +208,7 @@ class OpenSearchIndex(Retriever):
             self._bulk(self._index_actions(cards))
         if progress:
             progress(len(cards))
+        self._refresh()
         self._call(
             self._client.delete_by_query,
             index=self._index,
@@ -229,6 +230,7 @@ class OpenSearchIndex(Retriever):
             ids = self._ids(query)
             self._delete_ids(ids)
             return len(ids)
+        self._refresh()
         response = self._call(
             self._client.delete_by_query,
             index=self._index,
@@ -300,6 +302,11 @@ class OpenSearchIndex(Retriever):
             ):
                 return None
             raise
+
+    def _refresh(self) -> None:
+        """Make every write so far searchable: ``_delete_by_query`` finds only what is, so a
+        card written a moment ago would outlive its source's deletion or re-ingest."""
+        self._call(self._client.indices.refresh, index=self._index)
 
     def _ready_to_write(self) -> None:
         if not self._ensured:
