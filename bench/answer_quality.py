@@ -19,7 +19,7 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,15 @@ class Remembering(Retriever):
 
     def delete_source(self, source_id: str) -> int:
         return self.inner.delete_source(source_id)
+
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
+        self.inner.replace_source(source_id, cards, progress=progress)
 
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"

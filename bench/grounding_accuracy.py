@@ -37,6 +37,8 @@ from groundwork.grounding.model import (
 from groundwork.grounding.service import check
 from groundwork.settings import Settings
 
+#: The trained verifier's weights, kept in the repository, not shipped (docs/grounding.md).
+VERIFIER_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "verifier"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "wice_claim_dev.jsonl"
 PUBLISHED = (
     ("MiniCheck-Flan-T5-L (WiCE test)", 72.2),
@@ -163,7 +165,7 @@ def main() -> None:
         rows = [gold_only(row) for row in rows]
     results = {}
     for name in args.verifiers.split(","):
-        settings = Settings(verifier=name, bootstrap_docs=False)
+        settings = Settings(verifier=name, bootstrap_docs=False, verifier_weights=VERIFIER_WEIGHTS)
         results[name] = evaluate(get_verifier(settings), rows, args.threshold)
     labels = next(iter(results.values()))["labels"]
     evidence = "annotated supporting sentences only" if args.gold_evidence else "all evidence"

@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from bench.grounding_accuracy import DATA, auroc, balanced_accuracy, group_facts
+from bench.grounding_accuracy import (
+    DATA,
+    VERIFIER_WEIGHTS,
+    auroc,
+    balanced_accuracy,
+    group_facts,
+)
 from groundwork.grounding.claims import split_claims
 from groundwork.grounding.cross_encoder import CrossEncoderVerifier
 from groundwork.grounding.evidence import build_evidence
@@ -96,7 +102,7 @@ class TokenAligner:
 def features(rows: list[dict[str, Any]]) -> np.ndarray[Any, Any]:
     """One row of ``FEATURES`` per WiCE row: the mean over its claims, as supportScore is."""
     heuristic = HeuristicVerifier()
-    model = CrossEncoderVerifier(blend=0.0)
+    model = CrossEncoderVerifier(weights=VERIFIER_WEIGHTS, blend=0.0)
     aligner = TokenAligner()
     table = np.zeros((len(rows), len(FEATURES)))
     started = time.perf_counter()

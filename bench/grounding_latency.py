@@ -90,7 +90,10 @@ def main() -> None:
         "--verifier", default="heuristic", choices=["heuristic", "model", "combined"]
     )
     args = parser.parse_args()
-    verifier = get_verifier(Settings(verifier=args.verifier, bootstrap_docs=False))
+    weights = Path(__file__).resolve().parents[1] / "models" / "verifier"
+    verifier = get_verifier(
+        Settings(verifier=args.verifier, bootstrap_docs=False, verifier_weights=weights)
+    )
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     claims = [row["claim"] for row in rows]
     sentences = [s for row in rows for s in row["evidence"]]

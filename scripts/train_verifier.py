@@ -24,7 +24,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "train"
-OUT = ROOT / "layers" / "groundwork" / "grounding" / "weights"
+OUT = ROOT / "models" / "verifier"
 TOKENIZER = ROOT / "layers" / "groundwork" / "embeddings" / "minilm_tokenizer.json"
 
 # Licences allow commercial use (see ../shared/data/train/README.md and the model card).

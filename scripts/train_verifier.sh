@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trains the cross-encoder verifier from the pairs in ../shared/data/train and writes the int8
-# ONNX model and its card data into layers/groundwork/grounding/weights (docs/grounding.md).
+# ONNX model and its card data into models/verifier (docs/grounding.md).
 # About 2 hours on 2 CPU cores; arguments go to scripts/train_verifier.py (--help).
 set -euo pipefail
 cd "$(dirname "$0")/.."

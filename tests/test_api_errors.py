@@ -83,3 +83,27 @@ def test_given_a_bug_when_a_route_fails_then_500_in_the_same_shape(settings: Set
     error = assert_error(response, 500, "internal.error")
     assert "secret" not in error["message"]
     assert error["type"] == "server_error"
+
+
+def test_given_the_openapi_document_then_it_lists_the_errors_sent_and_no_422(
+    client: TestClient,
+) -> None:
+    document = client.get("/openapi.json").json()
+    operations = {
+        f"{method.upper()} {path}": operation["responses"]
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+    }
+    error_ref = {"$ref": "#/components/schemas/ErrorResponse"}
+
+    assert all("422" not in responses for responses in operations.values())
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    assert all({"408", "413"} <= set(responses) for responses in operations.values())
+    assert set(operations["POST /v1/chat"]) >= {"400", "401", "403", "404", "409", "429"}
+    assert set(operations["POST /v1/chat/completions"]) >= {"400", "401", "403", "404"}
+    assert all(
+        response["content"]["application/json"]["schema"] == error_ref
+        for responses in operations.values()
+        for status, response in responses.items()
+        if status != "200"
+    )

@@ -27,12 +27,20 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 
 
 def _record(record: SQSRecord) -> None:
-    get_logger().append_keys(message_id=record.message_id)
-    result = get_pipeline().process(record.body)
+    logger = get_logger()
+    logger.append_keys(message_id=record.message_id)
+    try:
+        result = get_pipeline().process(record.body)
+    except Exception:
+        # The processor reports the message as failed without a word: this is its log line.
+        logger.exception(
+            "message failed", receive_count=record.attributes.approximate_receive_count
+        )
+        raise
     if "response" in result:
         record_support_score(result["response"]["supportScore"])
     else:
-        get_logger().info("line failed", line=result["line"], id=result["id"], **result["error"])
+        logger.info("line failed", line=result["line"], id=result["id"], **result["error"])
 
 
 def _process(event: dict[str, Any], context: Any) -> dict[str, Any]:

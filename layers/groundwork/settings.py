@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: The repository checkout this package runs from, when it runs from one (``pip install -e .``).
@@ -43,7 +43,16 @@ class Settings(BaseSettings):
     opensearch_auth: Literal["none", "es", "aoss"] = Field(
         "none", description="SigV4 signing: es (managed domain), aoss (Serverless) or none."
     )
-    opensearch_region: str | None = Field(None, description="AWS region for SigV4 signing.")
+    opensearch_region: str | None = Field(
+        None, description="AWS region for SigV4 signing; None: AWS_REGION, then boto3's default."
+    )
+    opensearch_knn_engine: Literal["faiss", "lucene"] = Field(
+        "faiss", description="k-NN engine of a new index: faiss, or lucene (no native library)."
+    )
+    opensearch_shards: int = Field(1, ge=1, description="Primary shards of a new index.")
+    opensearch_replicas: int | None = Field(
+        None, ge=0, description="Replicas of a new index; None: the domain's default."
+    )
     embeddings: Literal["minilm"] = Field("minilm", description="The sentence embedding model.")
     generation: Literal["extractive", "openai", "bedrock", "llama"] = Field(
         "extractive",
@@ -57,6 +66,12 @@ class Settings(BaseSettings):
     generation_model: str = Field("llama3.2", description="Model asked at that endpoint.")
     generation_timeout_s: float = Field(30.0, gt=0, description="Per model call, in seconds.")
     generation_retries: int = Field(2, ge=0, le=10, description="Retries before the first token.")
+    stream_keep_alive_s: float = Field(
+        10.0,
+        gt=0,
+        description="A stream quiet this many seconds (before its first token, say) sends an "
+        "SSE comment, `: keep-alive`; an answer that fails within them is an HTTP error.",
+    )
     bedrock_model_id: str = Field("amazon.nova-micro-v1:0", description="Bedrock model id.")
     bedrock_region: str | None = Field(None, description="AWS region; None: boto3's default.")
     verifier: Literal["heuristic", "model", "combined"] = Field(
@@ -72,6 +87,13 @@ class Settings(BaseSettings):
         "are read by the model, those the heuristic is least sure of; the rest keep the "
         "heuristic's score. Each costs some 20 ms on one core.",
     )
+    verifier_weights: Path | None = Field(
+        None,
+        description="With the model or combined verifier: the folder of its weights "
+        "(verifier-int8.onnx, verifier.json), which are not shipped: the verifier is "
+        "experimental. scripts/train_verifier.sh writes them; this repository keeps them in "
+        "models/verifier/.",
+    )
     default_collection: str = Field("default", description="Collection used when none is named.")
     model_name: str = Field("groundwork-1", description="Model id reported by the API.")
     docs_dir: Path | None = Field(
@@ -81,6 +103,13 @@ class Settings(BaseSettings):
     )
     bootstrap_docs: bool = Field(True, description="Ingest docs_dir on start when empty.")
     retrieval_k: int = Field(5, ge=1, le=50, description="Passages retrieved per question.")
+    starters_per_source: int = Field(
+        3,
+        ge=0,
+        le=10,
+        description="Starters proposed per source at ingest (each answered with a citation "
+        "first); 0: none.",
+    )
     batch_queue_url: str | None = Field(
         None, description="SQS queue that carries batch grounding requests, one per message."
     )
@@ -105,6 +134,31 @@ class Settings(BaseSettings):
     chat_cache_ttl_seconds: int = Field(
         86400, ge=0, description="Lifetime of a response cache entry; 0 disables the cache."
     )
+    request_max_bytes: int = Field(
+        1_048_576,
+        ge=1024,
+        description="Largest request body, in bytes; a larger one gets 413 request.too_large.",
+    )
+    check_request_max_bytes: int = Field(
+        8_388_608,
+        ge=1024,
+        description="Largest request body of a grounding check (up to 200 facts of 10,000 "
+        "characters), in bytes.",
+    )
+    request_body_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="Seconds a client has to send a request body; then 408 request.timeout.",
+    )
+    question_max_chars: int = Field(
+        4000,
+        ge=1,
+        description="Longest question (the last user message) on /v1/chat and "
+        "/v1/chat/completions; a longer one gets 400 question.too_long.",
+    )
+    ingest_max_file_bytes: int = Field(
+        25 * 1024 * 1024, ge=1, description="Files bigger than this are refused by ingestion."
+    )
 
     @property
     def index_path(self) -> Path:
@@ -113,6 +167,27 @@ class Settings(BaseSettings):
     @property
     def state_path(self) -> Path:
         return self.data_dir / "state.sqlite3"
+
+    @model_validator(mode="after")
+    def _verifier_has_weights(self) -> Settings:
+        if self.verifier == "heuristic":
+            return self
+        from groundwork.grounding.cross_encoder import missing_files
+
+        if self.verifier_weights is None:
+            raise ValueError(
+                f"GROUNDWORK_VERIFIER={self.verifier} needs GROUNDWORK_VERIFIER_WEIGHTS, the "
+                "folder of the trained verifier's weights: they are not shipped (an "
+                "experiment; docs/grounding.md). scripts/train_verifier.sh writes them, and "
+                "this repository keeps them in models/verifier/."
+            )
+        missing = missing_files(self.verifier_weights)
+        if missing:
+            raise ValueError(
+                f"GROUNDWORK_VERIFIER_WEIGHTS={self.verifier_weights} lacks "
+                f"{', '.join(missing)} (scripts/train_verifier.sh writes them)."
+            )
+        return self
 
 
 @lru_cache(maxsize=1)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from fastapi.testclient import TestClient
 
 from groundwork.api.app import create_app
 from groundwork.storage.factory import get_stores
 from groundwork.storage.records import hash_api_key
-from tests.chat.fixtures import World, ask, bearer
+from tests.chat.fixtures import SlowGenerator, World, answer_with, ask, bearer
 
 
 def test_given_no_key_when_chatting_then_401_invalid_key_in_openai_shape(
@@ -119,3 +122,43 @@ def test_given_a_source_invisible_or_missing_when_chatting_then_404_sources_not_
 
         assert response.status_code == 404, source_id
         assert response.json()["error"]["code"] == "sources.not_found"
+
+
+# Every route that reads passages, with a body that asks about a question.
+_PASSAGE_ROUTES = {
+    "/v1/search": {"query": "vault code"},
+    "/v1/chat/completions": {
+        "model": "m",
+        "messages": [{"role": "user", "content": "What is the vault code?"}],
+    },
+    "/v1/chat": {"messages": [{"role": "user", "content": "What is the vault code?"}]},
+}
+
+
+def _asking(route: str, collection: str, by_scope: bool) -> dict[str, Any]:
+    where = {"scope": {"collections": [collection]}} if by_scope else {"collection": collection}
+    return _PASSAGE_ROUTES[route] | where
+
+
+@pytest.mark.parametrize("by_scope", [False, True], ids=["collection", "scope"])
+@pytest.mark.parametrize("route", sorted(_PASSAGE_ROUTES))
+def test_given_keys_required_when_a_route_reads_an_ungranted_collection_then_403_no_access(
+    world: World, generator: SlowGenerator, route: str, by_scope: bool
+) -> None:
+    """Given a key whose user has no grant on ``secret``, when any passage route is asked
+    about it, then 403 and no passage; the granted collection still answers."""
+    strict = world.settings.model_copy(update={"require_api_key": True})
+    app = create_app(strict)
+    answer_with(app, strict, generator)
+    with TestClient(app) as strict_client:
+        refused = strict_client.post(
+            route, json=_asking(route, "secret", by_scope), headers=bearer(world.keys["alice"])
+        )
+        allowed = strict_client.post(
+            route, json=_asking(route, "catechism", by_scope), headers=bearer(world.keys["alice"])
+        )
+
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"]["code"] == "collections.no_access"
+    assert "treasurer" not in refused.text
+    assert allowed.status_code == 200, allowed.text

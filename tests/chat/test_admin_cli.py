@@ -13,6 +13,7 @@ from groundwork.cli.main import main
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import get_settings
 from groundwork.storage.factory import get_stores
+from groundwork.storage.records import hash_api_key
 from tests.chat.fixtures import ask, bearer, cards
 
 
@@ -21,9 +22,12 @@ def isolated_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[N
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GROUNDWORK_BOOTSTRAP_DOCS", "false")
     monkeypatch.setenv("GROUNDWORK_RETRIEVAL", "keyword")
+    # The CLI asks get_stores() with no argument: its cache would keep another test's data.
     get_settings.cache_clear()
+    get_stores.cache_clear()
     yield
     get_settings.cache_clear()
+    get_stores.cache_clear()
 
 
 def admin(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -66,3 +70,30 @@ def test_given_bad_admin_input_when_run_then_one_line_and_exit_1(
     assert "already exists" in again[2]
     assert [nobody[0], no_collection[0], no_user[0]] == [1, 1, 1]
     assert all("not found" in result[2] for result in (nobody, no_collection, no_user))
+
+
+def test_given_a_revoked_key_when_used_then_401_and_revoking_again_is_not_found(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    get_retriever(get_settings()).upsert(cards())
+    admin(capsys, "create-user", "erin")
+    admin(capsys, "create-collection", "catechism")
+    admin(capsys, "grant", "erin", "catechism")
+    key = admin(capsys, "create-key", "erin")[1]
+    other = admin(capsys, "create-key", "erin")[1]
+
+    with TestClient(create_app(get_settings())) as client:
+        before = client.post("/v1/chat", json=ask("Who made us?"), headers=bearer(key))
+        revoked = admin(capsys, "revoke-key", key)
+        after = client.post("/v1/chat", json=ask("Who made us?"), headers=bearer(key))
+        by_digest = admin(capsys, "revoke-key", hash_api_key(other))
+        other_after = client.post("/v1/chat", json=ask("Who made us?"), headers=bearer(other))
+    again = admin(capsys, "revoke-key", key)
+
+    assert before.status_code == 200
+    assert revoked == (0, "key revoked", "")
+    assert after.status_code == 401
+    assert by_digest[0] == 0
+    assert other_after.status_code == 401
+    assert again[0] == 1
+    assert "not found" in again[2]

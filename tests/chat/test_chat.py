@@ -211,16 +211,18 @@ def test_given_card_ids_when_chatting_then_only_those_cards_are_cited(
     assert {c["source_url"] for c in done["citations"]} == {"https://example.org/catechism#4"}
 
 
-def test_given_language_auto_or_explicit_when_chatting_then_detected_or_kept(
+def test_given_language_auto_or_explicit_when_chatting_then_requested_beside_the_texts_own(
     client: TestClient, world: World
 ) -> None:
     detected = post(client, world, ask("Wie viele Sakramente gibt es?")).json()
     explicit = post(client, world, ask("Wie viele Sakramente gibt es?", language="FR")).json()
     auto = post(client, world, ask("How many sacraments are there?", language="auto")).json()
 
-    assert detected["language"] == "de"
-    assert explicit["language"] == "fr"
-    assert auto["language"] == "en"
+    assert detected["requested_language"] == "de"
+    assert explicit["requested_language"] == "fr"
+    assert auto["requested_language"] == "en"
+    # The collection is English only: every answer is English text, and says so.
+    assert [d["language"] for d in (detected, explicit, auto)] == ["en", "en", "en"]
 
 
 def test_given_export_formats_when_chatting_then_citations_become_footnotes(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from groundwork.chat.cache_key import cache_key, normalize_question
@@ -64,6 +66,36 @@ def test_given_html_export_then_text_escaped_and_footnotes_linked() -> None:
     assert "<p>Second paragraph.</p>" in exported
     assert "Tides &amp; &lt;Currents&gt;" in exported
     assert 'href="https://example.org/0?a=1&amp;b=2"' in exported
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["javascript:alert(document.cookie)", " JavaScript:alert(1)", "java\tscript:alert(1)",
+     "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)"],
+)  # fmt: skip
+def test_given_a_script_url_when_exporting_then_it_is_text_never_a_link(url: str) -> None:
+    """Given a citation whose source_url runs script, when exported, then no href holds it."""
+    hostile = citation(0).model_copy(update={"source_url": url})
+
+    exported = export_answer("Twice a month [1].", [hostile], "html")
+    markdown = export_answer("Twice a month [1].", [hostile], "markdown")
+
+    hrefs = re.findall(r'href="([^"]*)"', exported)
+    assert hrefs == ["#fn-1", "#ref-1"]
+    assert "<script>" not in exported
+    assert f"<{url}>" not in markdown
+
+
+def test_given_relative_and_http_urls_when_exporting_html_then_both_are_links() -> None:
+    cited = [
+        citation(0).model_copy(update={"source_url": "guides/tides.md#spring"}),
+        citation(1).model_copy(update={"source_url": "HTTP://example.org/1"}),
+    ]
+
+    exported = export_answer("A [1]. B [2].", cited, "html")
+
+    assert 'href="guides/tides.md#spring"' in exported
+    assert 'href="HTTP://example.org/1"' in exported
 
 
 def key(question: str, fingerprint: str) -> str:

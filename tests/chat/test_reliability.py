@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from groundwork.settings import Settings
+from groundwork.storage.factory import get_stores
 from tests.chat.fixtures import World, ask, bearer, seed, sse_events
 from tests.conftest import REPO
 
@@ -155,9 +156,13 @@ def test_given_a_client_disconnecting_mid_stream_when_retrying_then_one_complete
     assert stored_answers(world, "c-drop") == [retried[-1]["data"]["text"]]
 
 
-def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then_completed_once(
+def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then_done_once(
     world: World,
 ) -> None:
+    """Given a server killed with SIGKILL mid-answer, when the request is retried on a new one,
+    then one question is stored and one question (2 credits, precise) is charged."""
+    quotas = get_stores(world.settings).quotas
+    before = quotas.get_quota("alice")
     first = start_server(world.settings.data_dir, delay=0.2, lease=2)
     body = ask(
         QUESTION, stream=True, request_id="kill-1", conversation_id="c-kill", bypass_cache=True
@@ -201,3 +206,60 @@ def test_given_the_server_killed_mid_generation_when_retrying_after_restart_then
     assert "Matrimony" in retried[-1]["data"]["text"]
     assert [e["event"] for e in replayed] == ["token", "done"]
     assert stored_answers(world, "c-kill") == [retried[-1]["data"]["text"]]
+    after = quotas.get_quota("alice")
+    charged = (
+        after.questions_used - before.questions_used,
+        after.credits_used - before.credits_used,
+    )
+    assert charged == (1, 2)
+
+
+def test_given_50_concurrent_duplicates_of_a_slow_answer_then_one_generation_and_health_answers(
+    world: World,
+) -> None:
+    """Waiting duplicates hold no worker thread: the pool (40 threads) stays free for the
+    answer itself and for /health, and the first request's lease never runs out."""
+    slow = start_server(world.settings.data_dir, delay=0.05, lease=10)
+    body = ask(
+        QUESTION, stream=True, request_id="same-50", conversation_id="c-50", bypass_cache=True
+    )
+    health: list[float] = []
+    finished = threading.Event()
+
+    def probe_health() -> None:
+        with httpx.Client(timeout=30) as client:
+            while not finished.is_set():
+                started = time.monotonic()
+                assert client.get(f"{slow.url}/health").status_code == 200
+                health.append(time.monotonic() - started)
+                time.sleep(0.1)
+
+    # One client for all: building one per request costs the machine more than the server.
+    clients = httpx.Client(timeout=90, limits=httpx.Limits(max_connections=60))
+
+    def duplicate_of(sent: dict[str, Any]) -> httpx.Response:
+        return clients.post(f"{slow.url}/v1/chat", json=sent, headers=bearer(world.keys["alice"]))
+
+    prober = threading.Thread(target=probe_health)
+    try:
+        # Loading the models (language, tokenizer) on the first question is not what is measured.
+        warm_up = ask(QUESTION, conversation_id="c-50-warm-up", bypass_cache=True)
+        assert duplicate_of(warm_up).status_code == 200
+        prober.start()
+        with ThreadPoolExecutor(50) as pool:
+            responses = list(pool.map(duplicate_of, [body] * 50))
+    finally:
+        finished.set()
+        prober.join(30)
+        clients.close()
+        stop(slow)
+
+    assert [r.status_code for r in responses if r.status_code != 200] == []
+    dones = [sse_events(r.text)[-1] for r in responses]
+    assert [done["data"] for done in dones if done["event"] != "done"] == []
+    generated = [done["data"] for done in dones if not done["data"].get("replayed")]
+    assert len(generated) == 1
+    assert {done["data"]["question_id"] for done in dones} == {generated[0]["question_id"]}
+    assert len(stored_answers(world, "c-50")) == 1
+    assert len(health) > 5
+    assert max(health) < 1.0, [round(h, 2) for h in health]

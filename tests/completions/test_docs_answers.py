@@ -137,3 +137,14 @@ def test_health_and_openapi_are_served(docs_client: TestClient) -> None:
     assert docs_client.get("/health").json()["status"] == "ok"
     spec = docs_client.get("/openapi.json").json()
     assert "/v1/chat/completions" in spec["paths"]
+
+
+def test_given_english_docs_when_asked_in_german_then_the_english_text_is_labelled_english(
+    docs_client: TestClient,
+) -> None:
+    german = ask(docs_client, "Wie führe ich die Tests aus?")
+    asked_for = ask(docs_client, "How do I run the tests?", language="de")
+
+    for body in (german, asked_for):
+        assert (body["language"], body["requested_language"]) == ("en", "de")
+    assert "scripts/test.sh" in asked_for["choices"][0]["message"]["content"]  # type: ignore[index]

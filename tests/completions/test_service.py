@@ -1,6 +1,6 @@
 """The answer pipeline's contract with retrieval and generation, with a spy index."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.domain.cards import Card, Hit
@@ -19,6 +19,15 @@ class SpyIndex(Retriever):
         raise NotImplementedError
 
     def delete_source(self, source_id: str) -> int:
+        raise NotImplementedError
+
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
         raise NotImplementedError
 
     def search(

@@ -1,4 +1,5 @@
-"""The trained verifier: the weights we ship, what they were trained on, and how checks use them."""
+"""The trained verifier: the repository's weights (``models/verifier/``, not shipped in the
+layers), what they were trained on, how checks use them, and the error without them."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from fastapi.testclient import TestClient
 
 from groundwork.api.app import create_app
 from groundwork.grounding.base import Passage
-from groundwork.grounding.cross_encoder import WEIGHTS, CrossEncoderVerifier, shared_model
+from groundwork.grounding.cross_encoder import CrossEncoderVerifier, shared_model
+from groundwork.grounding.factory import get_verifier
 from groundwork.settings import Settings
+from tests.conftest import REPO
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -22,7 +25,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-TRAINING_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_verifier.py"
+TRAINING_SCRIPT = REPO / "scripts" / "train_verifier.py"
+WEIGHTS = REPO / "models" / "verifier"
 EIFFEL = [Passage("The Eiffel Tower in Paris was completed in 1889 for the World's Fair.")]
 
 
@@ -35,7 +39,7 @@ def training_script() -> object:
     return module
 
 
-def test_given_the_shipped_weights_then_onnxruntime_loads_them_and_they_are_under_40_mb() -> None:
+def test_given_the_weights_then_onnxruntime_loads_them_and_they_are_under_40_mb() -> None:
     import onnxruntime as ort
 
     model = WEIGHTS / "verifier-int8.onnx"
@@ -60,7 +64,7 @@ def test_given_the_model_card_then_the_weights_saw_only_sources_licensed_for_com
 
 
 def test_given_a_fact_when_a_claim_changes_its_year_or_negates_it_then_it_fails() -> None:
-    model = shared_model()
+    model = shared_model(WEIGHTS)
     premise = EIFFEL[0].text
     supported, wrong_year, negated = model.score(
         [
@@ -82,7 +86,7 @@ class CountingModel:
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         self.pairs += pairs
-        return shared_model().score(pairs)
+        return shared_model(WEIGHTS).score(pairs)
 
 
 def test_given_a_claim_with_no_words_in_the_facts_when_verified_then_the_model_is_not_asked() -> (
@@ -102,7 +106,7 @@ def test_given_a_claim_with_no_words_in_the_facts_when_verified_then_the_model_i
 
 @pytest.mark.parametrize("blend", [0.0, 0.5])
 def test_given_the_model_or_the_combination_then_scores_and_citations_agree(blend: float) -> None:
-    verifier = CrossEncoderVerifier(blend=blend)
+    verifier = CrossEncoderVerifier(weights=WEIGHTS, blend=blend)
     (support,) = verifier.verify(["The Eiffel Tower was completed in 1889."], EIFFEL)
     assert support.passages == ((0, support.score),)
     assert support.cited(0.5) == [0]
@@ -111,7 +115,12 @@ def test_given_the_model_or_the_combination_then_scores_and_citations_agree(blen
 def test_given_the_combined_verifier_when_the_endpoint_is_called_then_claims_are_scored(
     tmp_path: Path,
 ) -> None:
-    settings = Settings(data_dir=tmp_path / "data", bootstrap_docs=False, verifier="combined")
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        bootstrap_docs=False,
+        verifier="combined",
+        verifier_weights=WEIGHTS,
+    )
     with TestClient(create_app(settings)) as client:
         response = client.post(
             "/v1/grounding:check",
@@ -156,3 +165,43 @@ def test_given_pairs_when_two_part_claims_are_built_then_both_parts_must_be_supp
             assert source[0] in premise
             part_labels.append(source[2])
         assert label == min(part_labels)
+
+
+@pytest.mark.parametrize("verifier", ["model", "combined"])
+def test_given_the_model_verifier_without_weights_then_settings_refuse_to_load(
+    verifier: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pydantic import ValidationError
+
+    monkeypatch.setenv("GROUNDWORK_VERIFIER", verifier)
+    monkeypatch.delenv("GROUNDWORK_VERIFIER_WEIGHTS", raising=False)
+
+    with pytest.raises(ValidationError, match="needs GROUNDWORK_VERIFIER_WEIGHTS"):
+        Settings(bootstrap_docs=False)
+
+
+def test_given_a_weights_folder_without_the_model_then_the_missing_file_is_named(
+    tmp_path: Path,
+) -> None:
+    from pydantic import ValidationError
+
+    (tmp_path / "verifier.json").write_text("{}")
+
+    with pytest.raises(ValidationError, match=r"lacks verifier-int8\.onnx"):
+        Settings(bootstrap_docs=False, verifier="model", verifier_weights=tmp_path)
+
+
+def test_given_the_weights_folder_setting_then_the_factory_verifier_reads_with_it(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data", bootstrap_docs=False, verifier="model", verifier_weights=WEIGHTS
+    )
+
+    (support,) = get_verifier(settings).verify(["The Eiffel Tower was completed in 1925."], EIFFEL)
+
+    assert support.score < 0.5
+
+
+def test_given_the_layers_then_no_model_weights_ship_in_them() -> None:
+    assert list((REPO / "layers").rglob("*.onnx")) == []

@@ -136,3 +136,41 @@ def test_given_a_large_index_when_a_query_has_a_very_common_word_then_the_rare_o
     assert index._informative(["common", "treaty"]) == ["treaty"]
     assert index._informative(["common", "words"]) == ["common"]  # the rarest word stays
     assert index.search("common treaty", ALL, 1, quality="fast")[0].card.id == "rare"
+
+
+def test_given_a_source_replaced_then_its_cards_and_vectors_are_the_new_ones_only(
+    index: EmbeddedIndex,
+) -> None:
+    index.upsert([card("x-0", "the senate", source_id="x"), card("x-1", "the senate house",
+                  source_id="x"), card("y-0", "the senate floor", source_id="y")])  # fmt: skip
+
+    index.replace_source("x", [card("x-0", "the senate votes", source_id="x")])
+
+    texts = {h.card.id: h.card.text for h in index.search("senate", ALL, 5)}
+    assert texts == {"x-0": "the senate votes", "y-0": "the senate floor"}
+    question = index._embedder.embed(["senate"])[0]
+    assert len(index.vector_ranking(question, ALL, 5)) == 2
+
+
+def test_given_a_swap_that_fails_midway_then_the_old_version_is_kept_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = KeywordIndex(tmp_path / "index.sqlite3")
+    index.upsert([card("x-0", "the senate", source_id="x")])
+    real_row = keyword._fts_row
+
+    def failing_row(written: Card) -> tuple[str, str, str, str]:
+        if written.id == "x-1":
+            raise RuntimeError("disk full")
+        return real_row(written)
+
+    monkeypatch.setattr(keyword, "_fts_row", failing_row)
+    with pytest.raises(RuntimeError, match="disk full"):
+        index.replace_source(
+            "x", [card("x-0", "the house", source_id="x"), card("x-1", "the hall", source_id="x")]
+        )
+    with pytest.raises(ValueError, match="belong to the source"):
+        index.replace_source("x", [card("y-0", "the house", source_id="y")])
+
+    assert [h.card.text for h in index.search("senate", ALL, 5)] == ["the senate"]
+    assert index.count() == 1

@@ -88,3 +88,54 @@ def test_given_no_lambda_then_chat_answers_add_no_metric(
     record_answer(cached=True, support_score=0.9)
 
     assert "CacheHit" not in tools.get_metrics().metric_set
+
+
+def test_given_a_function_when_it_handles_an_event_then_its_metrics_carry_its_name(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_function("grounding", load_event("grounding_check.json"))
+
+    (*_, metrics) = emf_lines(capsys.readouterr().out)
+    (declared,) = metrics["_aws"]["CloudWatchMetrics"]
+    assert [set(names) for names in declared["Dimensions"]] == [{"service", "function_name"}]
+    assert metrics["function_name"] == "groundwork-GroundingFunction"
+    assert {"Requests", "Latency", "SupportScore"} <= {m["Name"] for m in declared["Metrics"]}
+
+
+def test_given_the_app_under_the_web_adapter_when_a_request_ends_then_its_metrics_name_the_function(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from groundwork.observability.asgi import RequestTelemetry
+
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "groundwork-ChatFunction")
+    app = FastAPI()
+    app.get("/ping")(lambda: {"ok": True})
+    app.add_middleware(RequestTelemetry)
+
+    assert TestClient(app).get("/ping").status_code == 200
+
+    (metrics,) = emf_lines(capsys.readouterr().out)
+    dimensions = metrics["_aws"]["CloudWatchMetrics"][0]["Dimensions"]
+    assert [set(names) for names in dimensions] == [{"service", "function_name"}]
+    assert metrics["function_name"] == "groundwork-ChatFunction"
+    assert metrics["Requests"] == [1.0]
+
+
+def test_given_a_message_that_fails_when_the_worker_runs_then_it_leaves_a_log_line(
+    aws: Aws, capsys: pytest.CaptureFixture[str]
+) -> None:
+    event = load_event("sqs_batch_line.json")
+    event["Records"][0]["body"] = "not a line pointer"
+
+    response = run_function("batch-worker", event)
+
+    message_id = event["Records"][0]["messageId"]
+    assert response["batchItemFailures"] == [{"itemIdentifier": message_id}]
+    logs = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"level"' in line]
+    (failed,) = [log for log in logs if log["message"] == "message failed"]
+    assert failed["level"] == "ERROR"
+    assert failed["message_id"] == message_id
+    assert "ValidationError" in failed["exception"]

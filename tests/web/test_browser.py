@@ -7,6 +7,8 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
+from groundwork.domain.cards import Card
+from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_stores
 from groundwork.storage.records import QuestionRecord
 from tests.web.conftest import Site, screenshot
@@ -161,6 +163,20 @@ def test_given_a_cached_answer_when_a_fresh_one_is_asked_then_the_cache_is_bypas
     expect(page.locator("#ask-result .cached")).to_have_count(0)
 
 
+def test_given_no_document_in_the_asked_language_when_answered_then_a_notice_says_so(
+    page: Page, site: Site
+) -> None:
+    _sign_in(page, site)
+    page.get_by_label("Language", exact=True).select_option("de")
+
+    _ask(page, "How many sacraments are there?")
+
+    expect(page.locator("#ask-result .language-notice")).to_have_text(
+        "This answer is in English, not in German as asked."
+    )
+    expect(page.locator("#ask-result .meta")).to_contain_text("en")
+
+
 def test_given_a_conversation_when_regenerated_and_edited_then_versions_switch(
     page: Page, site: Site
 ) -> None:
@@ -247,3 +263,90 @@ def test_given_utf8_byte_offsets_when_converted_then_they_slice_the_right_text(
     )
 
     assert sliced == "Thé 🍵 vert."
+
+
+def test_given_a_citation_with_a_script_url_when_its_passage_opens_then_no_link_runs_it(
+    page: Page, site: Site
+) -> None:
+    """Given an index written before URLs were checked, holding a card whose source_url is
+    ``javascript:``, when the reader opens its citation, then the URL is shown as text and no
+    element of the page has it as an href."""
+    user = f"mallory-{uuid.uuid4().hex[:8]}"
+    collection = f"harbour-{user}"
+    card = Card(
+        id=f"{collection}-1",
+        collection=collection,
+        source_id=collection,
+        text="The harbour gate opens at dawn for the fishing boats.",
+        title="Harbour rules",
+        url="javascript:window.stolen=localStorage.getItem('groundwork.apiKey')",
+        position=0,
+    )
+    get_retriever(site.settings).upsert([card])
+    stores = get_stores(site.settings)
+    stores.accounts.create_user(user, "Mallory")
+    stores.accounts.create_collection(collection, "Harbour")
+    stores.accounts.grant(user, collection)
+    _sign_in(page, Site(site.url, stores.accounts.issue_api_key(user), site.settings))
+
+    page.get_by_label("Question", exact=True).fill("When does the harbour gate open?")
+    page.get_by_role("button", name="Ask", exact=True).click()
+    page.locator("#ask-result .marker").first.click()
+
+    passage = page.locator("#ask-result .passage")
+    expect(passage).to_contain_text("javascript:window.stolen")
+    expect(passage.locator("a")).to_have_count(0)
+    hrefs = page.evaluate("[...document.querySelectorAll('[href]')].map(e => e.href)")
+    assert not [href for href in hrefs if not href.startswith(("http:", "https:"))]
+    passage.get_by_text("javascript:window.stolen").click()
+    assert page.evaluate("window.stolen") is None
+
+
+def test_given_source_urls_when_checked_by_the_page_then_only_http_and_relative_are_links(
+    page: Page,
+) -> None:
+    urls = [
+        "https://example.org/a#b",
+        "guide/tides.md#spring",
+        "/docs/a",
+        "javascript:alert(1)",
+        " JAVASCRIPT:alert(1)",
+        "java\tscript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:msgbox(1)",
+    ]
+
+    checked = page.evaluate(
+        """async (urls) => {
+            const { safeHref } = await import("/static/answer.js");
+            return urls.map((url) => safeHref(url));
+        }""",
+        urls,
+    )
+
+    base = page.url.rsplit("/", 1)[0]
+    assert checked == [
+        "https://example.org/a#b",
+        f"{base}/guide/tides.md#spring",
+        f"{base}/docs/a",
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
+
+
+def test_given_the_csp_when_markup_with_an_inline_handler_is_injected_then_it_does_not_run(
+    page: Page,
+) -> None:
+    page.evaluate(
+        """() => new Promise((done) => {
+            const box = document.createElement("div");
+            box.innerHTML = '<img src="/nothing.png" onerror="window.ran = true">';
+            document.body.append(box);
+            setTimeout(done, 300);
+        })"""
+    )
+
+    assert page.evaluate("window.ran") is None

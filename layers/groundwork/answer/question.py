@@ -27,6 +27,18 @@ def last_question(turns: Sequence[Turn]) -> str:
     return turns[-1].content
 
 
+def check_length(question: str, max_chars: int) -> None:
+    """A question longer than ``max_chars`` is refused: it would be searched, detected and
+    tokenized whole, for an answer no better than a shorter question gets."""
+    if len(question) > max_chars:
+        raise ApiError(
+            400,
+            "question.too_long",
+            f"The question has {len(question):,} characters; at most {max_chars:,} are read.",
+            param="messages",
+        )
+
+
 def search_query(turns: Sequence[Turn]) -> str:
     """The words to search with: the question, plus the previous user question's content
     words when the question is a short follow-up that leans on it."""

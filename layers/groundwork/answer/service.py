@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from groundwork.answer.citations import CitationStream
+from groundwork.answer.language import search_in_language, written_language
 from groundwork.answer.limits import OutputLimit
 from groundwork.answer.question import last_question, search_query
 from groundwork.answer.verification import GroundedVerifier
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from groundwork.answer.verification import CitationVerifier
+    from groundwork.domain.cards import Card
     from groundwork.domain.citations import Citation
     from groundwork.generation.base import Generator, Turn
     from groundwork.retrieval.base import Retriever, SearchFilter
@@ -52,6 +54,8 @@ class Finish:
     citations: list[Citation]
     support_score: float | None
     completion_tokens: int
+    #: The language the text is written in (``answer.language``), whatever was asked.
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class Answer:
     support_score: float | None = None
     finish_reason: Literal["stop", "length"] = "stop"
     completion_tokens: int = 0
+    language: str | None = None
 
 
 class AnswerService:
@@ -91,6 +96,7 @@ class AnswerService:
                     support_score=event.support_score,
                     finish_reason=event.finish_reason,
                     completion_tokens=event.completion_tokens,
+                    language=event.language,
                 )
         raise AssertionError("an answer stream always ends with Finish")
 
@@ -101,7 +107,14 @@ class AnswerService:
         options = options or AnswerOptions()
         question = last_question(turns)
         query = search_query(turns)
-        hits = self._retriever.search(query, where, self._k, quality=options.quality)
+        hits = search_in_language(
+            self._retriever,
+            query,
+            where,
+            self._k,
+            quality=options.quality,
+            language=options.language,
+        )
         passages = [hit.card for hit in hits]
         request = GenerationRequest(
             question=question,
@@ -133,11 +146,13 @@ class AnswerService:
         finally:
             if isinstance(deltas, PyGenerator):
                 deltas.close()
+        citations = _cited_in(sent, cited.citations)
         yield Finish(
             finish_reason=limit.finish_reason or "stop",
-            citations=_cited_in(sent, cited.citations),
+            citations=citations,
             support_score=cited.support_score,
             completion_tokens=count_tokens(sent),
+            language=written_language(sent, _cited_cards(passages, citations)),
         )
 
 
@@ -145,3 +160,8 @@ def _cited_in(text: str, citations: list[Citation]) -> list[Citation]:
     """The citations whose marker made it into ``text``: all of them unless it was cut short,
     and, numbering being by first appearance, always the first few."""
     return [c for c in citations if f"[{c.document_index + 1}]" in text]
+
+
+def _cited_cards(passages: list[Card], citations: list[Citation]) -> list[Card]:
+    cited = {(c.source_url, c.cited_text) for c in citations}
+    return [card for card in passages if (card.url, card.text) in cited]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI
 
 from groundwork import __version__
 from groundwork.api import errors
+from groundwork.api.request_body import RequestBodyLimits
 from groundwork.api.routes import (
     chat,
     collections,
@@ -20,7 +21,10 @@ from groundwork.api.routes import (
     models,
     scope,
     search,
+    starters,
 )
+from groundwork.api.schemas.errors import without_validation_errors
+from groundwork.api.security_headers import SecurityHeaders
 from groundwork.auth.keys import require_key_when_configured
 from groundwork.settings import Settings, get_settings
 from groundwork.web.router import router as web_router
@@ -37,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.bootstrap_docs and settings.docs_dir is not None:
             from groundwork.ingest.bootstrap import ingest_docs_if_empty
             from groundwork.retrieval.factory import get_retriever
+            from groundwork.starters.factory import starter_proposer
             from groundwork.storage.factory import get_storage
 
             ingest_docs_if_empty(
@@ -44,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 get_storage(settings),
                 settings.docs_dir,
                 settings.default_collection,
+                starter_proposer(settings),
             )
         yield
 
@@ -54,7 +60,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     errors.install(app)
+    app.add_middleware(
+        RequestBodyLimits,
+        max_bytes=settings.request_max_bytes,
+        check_max_bytes=settings.check_request_max_bytes,
+        timeout_s=settings.request_body_timeout_s,
+    )
+    # Added last, so outermost: the limits' own 413 and 408 carry the headers too.
+    docs_pages = (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url)
+    app.add_middleware(SecurityHeaders, exempt=frozenset(p for p in docs_pages if p))
     app.include_router(health.router)
     # Open unless GROUNDWORK_REQUIRE_API_KEY; native chat always needs a key (docs/chat.md).
     keyed = [Depends(require_key_when_configured)]
@@ -67,6 +83,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(conversation_list.router)
     app.include_router(conversations.router)
     app.include_router(scope.router)
+    app.include_router(starters.router)
     # The reading page at `/` (docs/web.md); it calls the API like any other client.
     app.include_router(web_router)
     return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    if app.openapi_schema is None:
+        app.openapi_schema = without_validation_errors(FastAPI.openapi(app))
+    return app.openapi_schema

@@ -10,11 +10,15 @@ if TYPE_CHECKING:
     from groundwork.errors import ApiError
 
 
+#: Where each line's result waits until its batch is assembled (expired by a lifecycle rule).
+PARTS_PREFIX = "parts/"
+
+
 @dataclass(frozen=True)
 class Layout:
     """Where one input's outputs go: ``{prefix}{input key}/results.jsonl``, ``summary.json``,
     and one part per line under ``parts/{batch}/`` (the batch is the input's version, so a
-    re-uploaded input never mixes with the parts of the one before)."""
+    re-uploaded input never mixes with the parts of the one before, nor two inputs' parts)."""
 
     bucket: str
     prefix: str
@@ -35,7 +39,8 @@ class Layout:
 
     @property
     def parts_prefix(self) -> str:
-        return f"{self.base}parts/{self.batch}/"
+        # Outside the results' prefix: the output bucket's lifecycle rule expires ``parts/``.
+        return f"{PARTS_PREFIX}{self.batch}/"
 
     def part_key(self, line: int) -> str:
         return f"{self.parts_prefix}{line:09d}.json"

@@ -2,6 +2,9 @@
 
 ``markdown``: ``[^n]`` references and a footnote list (CommonMark + GFM footnotes).
 ``html``: ``<sup>`` links to an ordered list of sources; all text is escaped.
+
+A source is a link only when its URL is http(s) or relative (``domain/links.py``); any other
+(``javascript:``…) is written as text.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 import html
 import re
 from typing import TYPE_CHECKING
+
+from groundwork.domain.links import safe_link
 
 if TYPE_CHECKING:
     from groundwork.chat.request import ExportFormat
@@ -39,7 +44,9 @@ def _markdown(text: str, by_number: dict[int, Citation]) -> str:
     body = _MARKER.sub(
         lambda m: f"[^{m.group(1)}]" if int(m.group(1)) in by_number else m.group(0), text
     )
-    notes = [f"[^{n}]: {_label(c)}. <{c.source_url}>" for n, c in sorted(by_number.items())]
+    notes = [
+        f"[^{n}]: {_label(c)}. {_markdown_link(c.source_url)}" for n, c in sorted(by_number.items())
+    ]
     return body if not notes else body.rstrip() + "\n\n" + "\n".join(notes) + "\n"
 
 
@@ -55,9 +62,19 @@ def _html(text: str, by_number: dict[int, Citation]) -> str:
     if not by_number:
         return body
     items = "".join(
-        f'<li id="fn-{n}">{html.escape(_label(c))}. '
-        f'<a href="{html.escape(c.source_url)}">{html.escape(c.source_url)}</a> '
+        f'<li id="fn-{n}">{html.escape(_label(c))}. {_html_link(c.source_url)} '
         f'<a href="#ref-{n}">↩</a></li>'
         for n, c in sorted(by_number.items())
     )
     return f'{body}<ol class="footnotes">{items}</ol>'
+
+
+def _html_link(url: str) -> str:
+    shown = html.escape(url)
+    link = safe_link(url)
+    return f'<a href="{html.escape(link)}">{shown}</a>' if link else f"<span>{shown}</span>"
+
+
+def _markdown_link(url: str) -> str:
+    link = safe_link(url)
+    return f"<{link}>" if link else f"`{url.replace('`', '')}`"

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 LANGUAGES = "ar cs da de el en es fi fr he hi hu it ja ko nl pl pt ro ru sv tr uk zh".split()
 #: Normalised probability under which a detection is not trusted ("ok" is 0.2 English).
 _FLOOR = 0.5
+#: Characters read: as many say which language it is as the whole text does, and py3langid
+#: counts features in uint16, which overflows past 65,535 occurrences of one.
+_SAMPLE_CHARS = 2000
 
 
 def answer_language(requested: str | None, question: str) -> str | None:
@@ -26,7 +29,7 @@ def answer_language(requested: str | None, question: str) -> str | None:
 def detect_language(text: str) -> str | None:
     if not text.strip():
         return None
-    code, probability = _identifier().classify(text)
+    code, probability = _identifier().classify(text[:_SAMPLE_CHARS])
     return str(code) if float(probability) >= _FLOOR else None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 #: An ISO 639-1 code: two lowercase letters.
 _ISO_639_1 = r"^[a-z]{2}$"
@@ -53,7 +53,8 @@ class ChatScope(BaseModel):
 
 
 class ChatRequest(BaseModel):
-    """Unknown fields are refused, so that a misspelt option is not silently ignored."""
+    """Unknown fields are refused, so that a misspelt option is not silently ignored; booleans
+    are JSON booleans (``"stream": "yes"`` is refused)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -64,13 +65,13 @@ class ChatRequest(BaseModel):
         None, description="Also return the answer in this format, citations as footnotes."
     )
     card_ids: list[str] | None = Field(None, max_length=50)
-    stream: bool = False
+    stream: StrictBool = False
     conversation_id: str | None = Field(
         None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$"
     )
     origin: str | None = Field(None, max_length=128, description="Client label, recorded.")
-    tools: bool | None = Field(None, description="Recorded; no tools are available yet.")
-    bypass_cache: bool = False
+    tools: StrictBool | None = Field(None, description="Recorded; no tools are available yet.")
+    bypass_cache: StrictBool = False
     language: str | None = Field(
         None, description="ISO 639-1 code of the answer; `auto` or absent: the question's."
     )

@@ -1,10 +1,12 @@
 """One native chat question, from request to stored turn, exactly once per ``request_id``.
 
-:meth:`ChatService.start` does everything that may still refuse the request with an HTTP
-error (conversation, scope, the ``request_id`` claim, the cache, the quota) and returns a
-:class:`ChatRun`, whose :meth:`ChatRun.events` yields the answer's tokens and its ``done``
-payload. Nothing is written until the answer is complete: the turn, the conversation's
-counter and the completed ``request_id`` are then stored in one transaction. A run that ends
+:meth:`ChatService.prepare` and :meth:`ChatService.attempt` do everything that may still
+refuse the request with an HTTP error (conversation, scope, the ``request_id`` claim, the
+cache, the quota); ``attempt`` returns a :class:`ChatRun`, whose :meth:`ChatRun.events`
+yields the answer's tokens and its ``done`` payload, or None while another request answers
+the same ``request_id``: the caller waits (without holding a thread) and attempts again.
+Nothing is written until the answer is complete: the turn, the conversation's counter and
+the completed ``request_id`` are then stored in one transaction. A run that ends
 any other way (its client gone, a failure) releases its claim and refunds its quota, so that
 a retry generates again.
 """
@@ -20,6 +22,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundwork.answer.question import check_length
 from groundwork.chat.answering import Finish
 from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
@@ -30,6 +33,7 @@ from groundwork.domain.citations import Citation
 from groundwork.errors import ApiError
 from groundwork.observability.entry import record_answer
 from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
+from groundwork.storage.quotas import Charge
 from groundwork.storage.records import (
     ClaimOutcome,
     Completion,
@@ -38,12 +42,12 @@ from groundwork.storage.records import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator
+    from collections.abc import Generator, Iterator
 
     from pydantic import JsonValue
 
     from groundwork.chat.answering import Answerer
-    from groundwork.chat.request import ChatRequest, Quality
+    from groundwork.chat.request import ChatRequest, ChatScope, Quality
     from groundwork.retrieval.base import SearchFilter
     from groundwork.storage.base import Storage
     from groundwork.storage.records import ConversationRecord, UserRecord
@@ -63,6 +67,9 @@ class ChatConfig:
     retention_seconds: int = 86400
     #: First pause between two claims of a request that another worker is answering.
     poll_seconds: float = 0.05
+    #: The longest pause between two claims.
+    max_poll_seconds: float = 0.5
+    question_max_chars: int = 4000
 
 
 @dataclass(frozen=True)
@@ -118,22 +125,42 @@ class _Plan:
 
 
 @dataclass
+class Pending:
+    """A request checked and scoped, not yet claimed; :meth:`ChatService.attempt` claims it."""
+
+    user: UserRecord
+    body: ChatRequest
+    question: str
+    conversation: ConversationRecord | None
+    history: History
+    scope: ChatScope | None
+    save_scope: bool
+    where: SearchFilter
+    quality: Quality
+    owner: str
+    #: When a duplicate stops waiting for the request's first attempt (monotonic clock).
+    deadline: float
+
+
+@dataclass
 class Generation(ChatRun):
+    """An answer to generate; its lease's heartbeat runs from the claim on."""
+
     service: ChatService
     plan: _Plan
+    heartbeat: _Heartbeat
 
     def events(self) -> Generator[ChatEvent, None, None]:
-        plan, finished = self.plan, False
-        heartbeat = _Heartbeat(self.service, plan)
+        plan, finished, heartbeat = self.plan, False, self.heartbeat
         try:
             if plan.cached is not None:
                 text = str(plan.cached.get("text") or "")
                 citations = _citations(plan.cached.get("citations"))
                 support = _number(plan.cached.get("support_score"))
+                language = plan.cached.get("language")
                 yield Token(text)
             else:
-                text, citations, support = "", [], None
-                heartbeat.start()
+                text, citations, support, language = "", [], None, None
                 stream = self.service.answerer.stream(
                     plan.question,
                     plan.history,
@@ -147,12 +174,14 @@ class Generation(ChatRun):
                             raise _superseded()
                         if isinstance(event, Finish):
                             citations, support = event.citations, event.support_score
+                            language = event.language
                         elif event.text:
                             text += event.text
                             yield Token(event.text)
                 finally:
                     stream.close()
-            payload = self.service.store(plan, text, citations, support)
+            written = language if isinstance(language, str) else None
+            payload = self.service.store(plan, text, citations, support, written)
             finished = True
             yield Done(payload)
         finally:
@@ -177,7 +206,7 @@ class _Heartbeat:
         self.lost = False
 
     def start(self) -> None:
-        if self._plan.body.request_id is None:
+        if self._plan.body.request_id is None or self._thread is not None:
             return
         self._thread = threading.Thread(target=self._run, name="chat-lease", daemon=True)
         self._thread.start()
@@ -207,77 +236,111 @@ class ChatService:
         storage: Storage,
         answerer: Answerer,
         config: ChatConfig | None = None,
-        *,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.stores = stores
         self.storage = storage
         self.answerer = answerer
         self.config = config or ChatConfig()
-        self._sleep = sleep
 
     # -- before answering ---------------------------------------------------------------
 
-    def start(self, user: UserRecord, body: ChatRequest) -> ChatRun:
+    def prepare(self, user: UserRecord, body: ChatRequest) -> Pending:
+        """Check and scope the request; nothing is claimed or written yet."""
+        check_length(body.question(), self.config.question_max_chars)
         try:
-            return self._start(user, body)
+            conversation = self.conversation_of(user, body.conversation_id)
+            history = self._history(body, conversation)
+            scope, save = effective_scope(
+                body.scope,
+                sent="scope" in body.model_fields_set,
+                saved=conversation.scope if conversation is not None else None,
+            )
+            where = resolve_scope(
+                self.stores.accounts,
+                self.storage,
+                self.answerer.retriever,
+                set(self.stores.accounts.visible_collections(user.id)),
+                collection=body.collection,
+                scope=scope,
+                tags=body.tags,
+                card_ids=body.card_ids,
+            )
+        except StorageUnavailable as error:
+            raise _unavailable() from error
+        return Pending(
+            user=user,
+            body=body,
+            question=body.question(),
+            conversation=conversation,
+            history=history,
+            scope=scope,
+            save_scope=save,
+            where=where,
+            quality=self._quality(body, conversation),
+            owner=uuid.uuid4().hex,
+            deadline=time.monotonic() + self.config.wait_seconds,
+        )
+
+    def attempt(self, pending: Pending) -> ChatRun | None:
+        """The run of a prepared request, or None while another request answers its
+        ``request_id``: the caller pauses (:meth:`pauses`) and attempts again. That
+        other request either completes (then its answer is replayed), or gives up (its
+        client left) or dies (its lease runs out), and a later attempt answers."""
+        try:
+            return self._attempt(pending)
         except StorageUnavailable as error:
             raise _unavailable() from error
 
-    def _start(self, user: UserRecord, body: ChatRequest) -> ChatRun:
-        conversation = self.conversation_of(user, body.conversation_id)
-        question = body.question()
-        history = self._history(body, conversation)
-        scope, save = effective_scope(
-            body.scope,
-            sent="scope" in body.model_fields_set,
-            saved=conversation.scope if conversation is not None else None,
-        )
-        where = resolve_scope(
-            self.stores.accounts,
-            self.storage,
-            self.answerer.retriever,
-            set(self.stores.accounts.visible_collections(user.id)),
-            collection=body.collection,
-            scope=scope,
-            tags=body.tags,
-            card_ids=body.card_ids,
-        )
-        quality = self._quality(body, conversation)
-        owner = uuid.uuid4().hex
+    def pauses(self) -> Iterator[float]:
+        """The pauses between two attempts: doubling from ``poll_seconds``, capped."""
+        pause = self.config.poll_seconds
+        while True:
+            yield pause
+            pause = min(pause * 2, self.config.max_poll_seconds)
+
+    def _attempt(self, pending: Pending) -> ChatRun | None:
+        body = pending.body
         if body.request_id is not None:
-            replay = self._claim(user, body, owner)
+            claimed, replay = self._claim(pending)
             if replay is not None:
                 return replay
+            if not claimed:
+                return None
+        scope = pending.scope
         plan = _Plan(
-            user=user,
+            user=pending.user,
             body=body,
-            question=question,
+            question=pending.question,
             conversation_id=body.conversation_id or f"conv_{uuid.uuid4().hex}",
-            conversation=conversation,
-            where=where,
+            conversation=pending.conversation,
+            where=pending.where,
             saved_scope=(
                 scope.model_dump(mode="json", exclude_none=True) if scope is not None else None
             ),
-            quality=quality,
-            language=answer_language(body.language, question),
-            history=history,
+            quality=pending.quality,
+            language=answer_language(body.language, pending.question),
+            history=pending.history,
             key=None,
-            owner=owner,
-            credits=CREDITS[quality],
+            owner=pending.owner,
+            credits=CREDITS[pending.quality],
         )
+        # From the claim on, the lease is renewed: whatever comes before the first token
+        # (the cache, the quota, a slow model's start) cannot let a duplicate take over.
+        heartbeat = _Heartbeat(self, plan)
+        heartbeat.start()
         try:
             self._consult_cache(plan)
             self._consume(plan)
         except BaseException:
+            heartbeat.stop()
             self._release(plan)
             raise
         # Saved only once the question is accepted: a refused request changes nothing.
-        if conversation is not None and save:
+        if plan.conversation is not None and pending.save_scope:
             plan.conversation = self.stores.conversations.set_scope(
-                conversation.id, plan.saved_scope
+                plan.conversation.id, plan.saved_scope
             )
-        return Generation(self, plan)
+        return Generation(self, plan, heartbeat)
 
     def conversation_of(
         self, user: UserRecord, conversation_id: str | None
@@ -332,45 +395,39 @@ class ChatService:
                 return "fast" if saved == "fast" else "precise"
         return body.quality
 
-    def _claim(self, user: UserRecord, body: ChatRequest, owner: str) -> Replay | None:
-        """None once this worker owns the request; a Replay when the answer is saved.
-
-        While another worker answers it, wait: it either completes (then replay), or it
-        gives up (its client left) or dies (its lease runs out), and the next claim wins.
-        """
+    def _claim(self, pending: Pending) -> tuple[bool, Replay | None]:
+        """One claim of the request: (True, None) once this request owns it, (False, a
+        Replay) when its answer is saved, (False, None) while another request answers it."""
+        body = pending.body
         assert body.request_id is not None
         digest = _payload_hash(body)
-        deadline = time.monotonic() + self.config.wait_seconds
-        pause = self.config.poll_seconds
-        while True:
-            claim = self.stores.idempotency.claim(
-                user.id,
-                body.request_id,
-                owner,
-                lease_seconds=self.config.lease_seconds,
-                payload_hash=digest,
+        claim = self.stores.idempotency.claim(
+            pending.user.id,
+            body.request_id,
+            pending.owner,
+            lease_seconds=self.config.lease_seconds,
+            payload_hash=digest,
+        )
+        record = claim.record
+        if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
+            raise ApiError(
+                409,
+                "requests.conflict",
+                "This `request_id` was used for another question.",
+                param="request_id",
             )
-            record = claim.record
-            if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
-                raise ApiError(
-                    409,
-                    "requests.conflict",
-                    "This `request_id` was used for another question.",
-                    param="request_id",
-                )
-            if claim.outcome is ClaimOutcome.CLAIMED:
-                return None
-            if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
-                return Replay(record.response)
-            if time.monotonic() >= deadline:
-                raise ApiError(
-                    409,
-                    "requests.in_progress",
-                    "This `request_id` is still being answered; retry later.",
-                    param="request_id",
-                )
-            self._sleep(pause)
-            pause = min(pause * 2, 0.5)
+        if claim.outcome is ClaimOutcome.CLAIMED:
+            return True, None
+        if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
+            return False, Replay(record.response)
+        if time.monotonic() >= pending.deadline:
+            raise ApiError(
+                409,
+                "requests.in_progress",
+                "This `request_id` is still being answered; retry later.",
+                param="request_id",
+            )
+        return False, None
 
     def _consult_cache(self, plan: _Plan) -> None:
         if self.config.cache_ttl_seconds <= 0:
@@ -394,7 +451,9 @@ class ChatService:
 
     def _consume(self, plan: _Plan) -> None:
         try:
-            self.stores.quotas.consume(plan.user.id, questions=1, credits=plan.credits)
+            self.stores.quotas.consume(
+                plan.user.id, questions=1, credits=plan.credits, charge=self._charge(plan)
+            )
         except QuotaExceeded as error:
             code = f"quota.{error.reason}_exhausted"
             raise ApiError(
@@ -419,10 +478,19 @@ class ChatService:
     def abandon(self, plan: _Plan) -> None:
         """Give back what an unfinished run took, so a retry starts over."""
         try:
-            self.stores.quotas.refund(plan.user.id, questions=1, credits=plan.credits)
+            self.stores.quotas.refund(
+                plan.user.id, questions=1, credits=plan.credits, charge=self._charge(plan)
+            )
         except Exception:
             logger.exception("refund failed for user %s", plan.user.id)
         self._release(plan)
+
+    def _charge(self, plan: _Plan) -> Charge | None:
+        """A question with a ``request_id`` is charged once, even when a retry takes over the
+        request from a run that died mid-answer."""
+        if plan.body.request_id is None:
+            return None
+        return Charge(plan.body.request_id, plan.owner, self.config.retention_seconds)
 
     def _release(self, plan: _Plan) -> None:
         if plan.body.request_id is None:
@@ -436,7 +504,12 @@ class ChatService:
     # -- after answering ----------------------------------------------------------------
 
     def store(
-        self, plan: _Plan, text: str, citations: list[Citation], support: float | None
+        self,
+        plan: _Plan,
+        text: str,
+        citations: list[Citation],
+        support: float | None,
+        language: str | None = None,
     ) -> dict[str, JsonValue]:
         """Write the turn (and complete the request) in one transaction; the done payload."""
         body, conversations = plan.body, self.stores.conversations
@@ -455,13 +528,14 @@ class ChatService:
                 details={
                     "origin": body.origin,
                     "tools": body.tools,
-                    "language": plan.language,
+                    "language": language,
+                    "requested_language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
                 },
                 created=int(time.time()),
             )
-            payload = _done_payload(plan, record)
+            payload = _done_payload(plan, record, language)
             completion = (
                 Completion(
                     user_id=plan.user.id,
@@ -506,6 +580,7 @@ class ChatService:
                     "text": payload["text"],
                     "citations": payload["citations"],
                     "support_score": payload["support_score"],
+                    "language": payload["language"],
                 }
                 self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
             explicit = "quality" in plan.body.model_fields_set
@@ -523,7 +598,9 @@ class ChatService:
             logger.exception("post-answer update failed for %s", plan.conversation_id)
 
 
-def _done_payload(plan: _Plan, record: QuestionRecord) -> dict[str, JsonValue]:
+def _done_payload(
+    plan: _Plan, record: QuestionRecord, language: str | None
+) -> dict[str, JsonValue]:
     citations: list[JsonValue] = [c.model_dump(mode="json") for c in record.citations]
     payload: dict[str, JsonValue] = {
         "question_id": record.id,
@@ -534,7 +611,8 @@ def _done_payload(plan: _Plan, record: QuestionRecord) -> dict[str, JsonValue]:
         "citations": citations,
         "support_score": record.support,
         "cached": record.cached,
-        "language": plan.language,
+        "language": language,
+        "requested_language": plan.language,
         "quality": plan.quality,
     }
     if plan.body.export is not None:

@@ -1,4 +1,4 @@
-"""``groundwork admin``: users, their API keys, collections, grants and quotas.
+"""``groundwork admin``: users, their API keys (issued and revoked), collections, grants and quotas.
 
 Works on the configured storage (``GROUNDWORK_STORAGE``, ``GROUNDWORK_DATA_DIR``…), so the
 same commands administer the embedded SQLite file and a DynamoDB table.
@@ -6,6 +6,7 @@ same commands administer the embedded SQLite file and a DynamoDB table.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,12 @@ if TYPE_CHECKING:
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser(
-        "admin", help="manage users, API keys, collections, grants and quotas"
+        "admin", help="manage users, API keys, collections, grants, quotas and starters"
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    from groundwork.cli import admin_starters
+
+    admin_starters.register(actions, _run)
 
     user = actions.add_parser("create-user", help="create a user")
     user.add_argument("user_id")
@@ -31,6 +35,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     key.add_argument("user_id")
     key.add_argument("--label", help="what the key is for")
     key.set_defaults(run=_run(_create_key))
+
+    revoke_key = actions.add_parser(
+        "revoke-key", help="revoke an API key: it stops opening anything at once"
+    )
+    revoke_key.add_argument("key", help="the key, or the SHA-256 hex digest stored for it")
+    revoke_key.set_defaults(run=_run(_revoke_key))
 
     collection = actions.add_parser("create-collection", help="register a collection")
     collection.add_argument("name")
@@ -85,6 +95,18 @@ def _create_user(stores: Stores, args: argparse.Namespace) -> str:
 def _create_key(stores: Stores, args: argparse.Namespace) -> str:
     # The key itself is the only output, so that scripts can capture it.
     return stores.accounts.issue_api_key(args.user_id, args.label)
+
+
+def _revoke_key(stores: Stores, args: argparse.Namespace) -> str:
+    from groundwork.storage.errors import NotFound
+    from groundwork.storage.records import hash_api_key
+
+    key: str = args.key
+    # Keys are issued as gw_…; a digest is what an admin finds stored, without the key.
+    digest = key.lower() if re.fullmatch(r"[0-9a-fA-F]{64}", key) else hash_api_key(key)
+    if not stores.accounts.revoke_api_key(digest):
+        raise NotFound("API key")
+    return "key revoked"
 
 
 def _create_collection(stores: Stores, args: argparse.Namespace) -> str:

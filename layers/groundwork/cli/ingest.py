@@ -1,6 +1,7 @@
 """``groundwork ingest PATH --collection NAME``: index documents, with a progress bar.
 
 ``--delete`` removes the documents PATH names instead (the file need not exist any more).
+A file of many passages gets a second bar while they are embedded.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ if TYPE_CHECKING:
 
     from groundwork.ingest.pipeline import Ingestor
 
+#: A file with at least this many passages gets a bar of its own while they are embedded.
+INNER_BAR_CARDS = 512
+
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser("ingest", help="index a file or a folder of documents")
@@ -23,7 +27,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--delete", action="store_true", help="remove the documents PATH names from the collection"
     )
-    for field in ("title", "author", "year", "url"):
+    for field in ("title", "author", "year", "url", "language"):
         parser.add_argument(f"--{field}", help=f"the documents' {field}, replacing what they say")
     parser.set_defaults(run=run)
 
@@ -31,10 +35,18 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from groundwork.ingest.pipeline import Ingestor
     from groundwork.retrieval.factory import get_retriever
+    from groundwork.settings import get_settings
+    from groundwork.starters.factory import starter_proposer
     from groundwork.storage.factory import get_storage
 
     path: Path = args.path
-    ingestor = Ingestor(get_retriever(), get_storage())
+    settings = get_settings()
+    ingestor = Ingestor(
+        get_retriever(),
+        get_storage(),
+        starter_proposer(settings),
+        max_file_bytes=settings.ingest_max_file_bytes,
+    )
     if args.delete:
         report = ingestor.delete(path, collection=args.collection)
         print(f"{report.deleted} documents deleted; {report.cards} passages removed")
@@ -50,14 +62,27 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
 
     from groundwork.ingest.pipeline import discover
 
-    files = discover(path)
+    files, skipped = discover(path)
     root = path if path.is_dir() else path.parent
-    metadata = {f: getattr(args, f) for f in ("title", "author", "year", "url") if getattr(args, f)}
+    fields = ("title", "author", "year", "url", "language")
+    metadata = {f: getattr(args, f) for f in fields if getattr(args, f)}
+    inner: dict[Path, tqdm[Any]] = {}
     with tqdm(total=len(files), unit="file", desc="ingesting") as bar:
 
         def advance(file: Path) -> None:
+            if file in inner:
+                inner.pop(file).close()
             bar.set_postfix_str(file.name[-30:])
             bar.update(1)
+
+        def embedding(file: Path, ready: int, total: int) -> None:
+            if total < INNER_BAR_CARDS:
+                return
+            if file not in inner:
+                inner[file] = tqdm(
+                    total=total, unit="passage", desc=file.name[-30:], position=1, leave=False
+                )
+            inner[file].update(ready - inner[file].n)
 
         report = ingestor.ingest(
             files,
@@ -66,6 +91,7 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
             tags=args.tags,
             metadata=metadata,
             on_file=advance,
+            on_cards=embedding,
         )
     print(
         f"{len(files)} files: {report.added} added, {report.updated} updated, "
@@ -74,4 +100,6 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
     )
     for file, reason in report.failed.items():
         print(f"  failed: {file}: {reason}", file=sys.stderr)
-    return 1 if report.failed else 0
+    for folder, reason in skipped.items():
+        print(f"  skipped: {folder}: {reason}", file=sys.stderr)
+    return 1 if report.failed or skipped else 0

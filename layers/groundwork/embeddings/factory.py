@@ -11,8 +11,20 @@ if TYPE_CHECKING:
     from groundwork.embeddings.base import Embedder
 
 
+#: Each model's vector size, known without loading it.
+DIMENSIONS = {"minilm": 384}
+
+
 def get_embedder(settings: Settings | None = None) -> Embedder:
     return _embedder((settings or get_settings()).embeddings)
+
+
+def get_lazy_embedder(settings: Settings | None = None) -> Embedder:
+    """The configured embedder, loaded on the first text it embeds."""
+    from groundwork.embeddings.lazy import LazyEmbedder
+
+    kind = (settings or get_settings()).embeddings
+    return LazyEmbedder(lambda: _embedder(kind), DIMENSIONS[kind])
 
 
 # Keyed by the model alone: settings that differ elsewhere (another data directory) share

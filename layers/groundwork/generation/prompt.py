@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from groundwork.text.language_names import NAMES
+
 if TYPE_CHECKING:
     from groundwork.domain.cards import Card
     from groundwork.generation.base import GenerationRequest
@@ -26,7 +28,7 @@ def chat_messages(request: GenerationRequest) -> list[dict[str, str]]:
     """
     system = [INSTRUCTIONS]
     if request.language:
-        system.append(f"Answer in the language whose ISO 639-1 code is {request.language!r}.")
+        system.append(language_instruction(request.language))
     system.append(
         "Sources:\n\n" + "\n\n".join(_source(n, card) for n, card in enumerate(request.passages, 1))
         if request.passages
@@ -41,6 +43,18 @@ def chat_messages(request: GenerationRequest) -> list[dict[str, str]]:
     ]
     messages.append({"role": "user", "content": request.question})
     return messages
+
+
+def language_instruction(code: str) -> str:
+    """Sources may be in another language than the answer: the answer follows the request."""
+    name = NAMES.get(code)
+    language = (
+        f"{name} (ISO 639-1 {code!r})" if name else f"the language whose ISO 639-1 code is {code!r}"
+    )
+    return (
+        f"Write the answer in {language}, even when the sources are in another language: "
+        "translate what they say faithfully, and keep citing them."
+    )
 
 
 def _source(number: int, card: Card) -> str:

@@ -5,8 +5,10 @@ The heuristic still chooses the evidence (an inverted index over the claims' wor
 whatever the facts' length); the model then reads each claim with the passages chosen for it,
 best first, cut to its token budget. ``blend`` weighs the heuristic's score against the model's:
 0 is the model alone, 0.5 the two averaged. ``max_claims`` bounds the model's share of a long
-candidate (docs/grounding.md). Weights, calibration and the model card are in
-``weights/``, written by ``scripts/train_verifier.sh``; docs/grounding.md has the figures.
+candidate (docs/grounding.md). Weights, calibration and the model card are in a folder named
+by ``GROUNDWORK_VERIFIER_WEIGHTS``, written by ``scripts/train_verifier.sh`` (this repository
+keeps them in ``models/verifier/``): an experiment, not shipped in the layers, since on held-out
+claims it scores no better than chance (docs/grounding.md).
 """
 
 from __future__ import annotations
@@ -26,26 +28,28 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-WEIGHTS = Path(__file__).with_name("weights")
+#: The files a weights folder holds.
+MODEL_FILE = "verifier-int8.onnx"
+CARD_FILE = "verifier.json"
 _TOKENIZER = Path(__file__).parents[1] / "embeddings" / "minilm_tokenizer.json"
 
 
 class CrossEncoder:
     """The int8 ONNX model, run by onnxruntime: P(premise fully supports hypothesis)."""
 
-    def __init__(self, weights: Path = WEIGHTS, *, threads: int = 1, batch_size: int = 16) -> None:
+    def __init__(self, weights: Path, *, threads: int = 1, batch_size: int = 16) -> None:
         # Heavy imports stay here so that importing the package stays cheap at cold start.
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        card = json.loads((weights / "verifier.json").read_text(encoding="utf-8"))
+        card = json.loads((weights / CARD_FILE).read_text(encoding="utf-8"))
         self._scale = float(card["calibration"]["scale"])
         self._shift = float(card["calibration"]["shift"])
         options = ort.SessionOptions()
         # One core per request is the Lambda and latency budget (docs/grounding.md).
         options.intra_op_num_threads = threads
         self._session = ort.InferenceSession(
-            str(weights / "verifier-int8.onnx"), options, providers=["CPUExecutionProvider"]
+            str(weights / MODEL_FILE), options, providers=["CPUExecutionProvider"]
         )
         self._tokenizer = Tokenizer.from_file(str(_TOKENIZER))
         self._tokenizer.enable_truncation(
@@ -84,16 +88,31 @@ class CrossEncoder:
 
 
 @lru_cache(maxsize=1)
-def shared_model() -> CrossEncoder:
+def shared_model(weights: Path) -> CrossEncoder:
     """One loaded model per process, whichever verifiers use it."""
-    return CrossEncoder()
+    return CrossEncoder(weights)
+
+
+def missing_files(weights: Path) -> list[str]:
+    """The files a weights folder lacks (all of them when it does not exist)."""
+    return [name for name in (MODEL_FILE, CARD_FILE) if not (weights / name).is_file()]
 
 
 class CrossEncoderVerifier(Verifier):
+    """Reads with ``model``, or with the model loaded once from the ``weights`` folder."""
+
     def __init__(
-        self, model: CrossEncoder | None = None, *, blend: float = 0.0, max_claims: int = 200
+        self,
+        model: CrossEncoder | None = None,
+        *,
+        weights: Path | None = None,
+        blend: float = 0.0,
+        max_claims: int = 200,
     ) -> None:
+        if model is None and weights is None:
+            raise ValueError("the trained verifier needs its model or its weights folder")
         self._model = model
+        self._weights = weights
         self._blend = blend
         self._max_claims = max_claims
         self._candidates = HeuristicVerifier()
@@ -107,7 +126,7 @@ class CrossEncoderVerifier(Verifier):
             asked = sorted(asked, key=lambda i: abs(chosen[i].score - 0.5))[: self._max_claims]
         if not asked:
             return chosen
-        model = self._model or shared_model()
+        model = self._model or shared_model(self._weights)
         pairs = [(_premise(chosen[i], passages), claims[i]) for i in asked]
         results = list(chosen)
         for i, probability in zip(asked, model.score(pairs), strict=True):

@@ -23,6 +23,7 @@ def get_verifier(settings: Settings | None = None) -> Verifier:
             from groundwork.grounding.cross_encoder import CrossEncoderVerifier
 
             return CrossEncoderVerifier(
+                weights=settings.verifier_weights,
                 blend=0.5 if settings.verifier == "combined" else 0.0,
                 max_claims=settings.verifier_model_claims,
             )

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from groundwork.retrieval.base import Retriever
+    from groundwork.starters.proposer import StarterProposer
     from groundwork.storage.base import Storage
 
 
@@ -22,9 +23,15 @@ def doc_files(root: Path) -> list[Path]:
 
 
 def ingest_docs_if_empty(
-    retriever: Retriever, storage: Storage, root: Path, collection: str
+    retriever: Retriever,
+    storage: Storage,
+    root: Path,
+    collection: str,
+    starters: StarterProposer | None = None,
 ) -> IngestReport | None:
     """Ingest ``root``'s README and docs into ``collection`` when it holds no card yet."""
     if retriever.count(collection) > 0:
         return None
-    return Ingestor(retriever, storage).ingest(doc_files(root), collection=collection, root=root)
+    return Ingestor(retriever, storage, starters).ingest(
+        doc_files(root), collection=collection, root=root
+    )

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card
+from groundwork.domain.links import relative_link, safe_link
+from groundwork.ingest.language import card_languages
 from groundwork.storage.base import SourceRecord
 
 if TYPE_CHECKING:
@@ -16,12 +21,15 @@ if TYPE_CHECKING:
 
     from groundwork.ingest.document import Document
     from groundwork.retrieval.base import Retriever
+    from groundwork.starters.proposer import StarterProposer
     from groundwork.storage.base import Storage
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".jsonl")
 #: Document fields a caller may set for a whole batch (``groundwork ingest --title …``).
 METADATA = ("title", "author", "year", "url", "language", "period_start", "period_end")
 _CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([\w-]+)""", re.I)
+#: The default of ``GROUNDWORK_INGEST_MAX_FILE_BYTES``: a bigger file is refused.
+MAX_FILE_BYTES = 25 * 1024 * 1024
 
 
 def parse(suffix: str, raw: bytes) -> Document:
@@ -70,11 +78,62 @@ class IngestReport:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def discover(path: Path) -> list[Path]:
-    """The files under ``path`` that a parser reads, in a stable order."""
-    if path.is_file():
-        return [path]
-    return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+def discover(path: Path) -> tuple[list[Path], dict[str, str]]:
+    """The files under ``path`` that a parser reads, in a stable order, and the folders left
+    out with why.
+
+    Links to folders are not followed (their reasons: a loop, outside the folder, or a folder
+    whose files are found where it is). Links to files are listed: the ingestor refuses those
+    that loop, are broken or lead outside the folder, with the reason.
+    """
+    if not path.is_dir():
+        return [path], {}
+    files: list[Path] = []
+    skipped: dict[str, str] = {}
+    root = path.resolve()
+    for folder, folders, names in os.walk(path):
+        here = Path(folder)
+        for name in sorted(folders):
+            if (here / name).is_symlink():
+                skipped[str(here / name)] = _folder_link(here / name, root)
+        files += [here / n for n in names if Path(n).suffix.lower() in SUFFIXES]
+    return sorted(files), skipped
+
+
+def _folder_link(link: Path, root: Path) -> str:
+    target = link.resolve()
+    if link.parent.resolve().is_relative_to(target):
+        return "a symlink loop (it links to a folder that holds it)"
+    if not target.is_relative_to(root):
+        return f"a symlink leading outside the folder ingested, to {target}; not followed"
+    return f"a link to {target}, a folder inside the one ingested: its files are ingested there"
+
+
+def _read_checked(file: Path, root: Path, limit: int) -> bytes:
+    """The file's bytes; ValueError for a link that loops, is broken or leads outside ``root``,
+    for what is not a regular file, and for a file over ``limit`` bytes."""
+    if file.is_symlink():
+        try:
+            target = file.resolve(strict=True)
+        except RuntimeError as error:  # Python < 3.13 reports a loop this way
+            raise ValueError("a symlink loop") from error
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise ValueError("a symlink loop") from error
+            raise ValueError(f"a broken symlink, to {os.readlink(file)}") from error
+        if not target.is_relative_to(root.resolve()):
+            raise ValueError(f"a symlink leading outside the folder ingested, to {target}")
+    # Non-blocking: a FIFO named like a document would block open() until someone wrote to it.
+    descriptor = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise ValueError(
+            f"bigger than {limit:,} bytes, the limit (GROUNDWORK_INGEST_MAX_FILE_BYTES)"
+        )
+    return raw
 
 
 def source_id(collection: str, location: str) -> str:
@@ -87,9 +146,18 @@ def location_of(file: Path, root: Path) -> str:
 
 
 class Ingestor:
-    def __init__(self, retriever: Retriever, storage: Storage) -> None:
+    def __init__(
+        self,
+        retriever: Retriever,
+        storage: Storage,
+        starters: StarterProposer | None = None,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
+    ) -> None:
         self._retriever = retriever
         self._storage = storage
+        self._starters = starters
+        self._max_file_bytes = max_file_bytes
 
     def ingest(
         self,
@@ -100,12 +168,19 @@ class Ingestor:
         tags: list[str] | None = None,
         metadata: dict[str, str] | None = None,
         on_file: Callable[[Path], object] | None = None,
+        on_cards: Callable[[Path, int, int], object] | None = None,
     ) -> IngestReport:
-        """Index ``files``; a file that cannot be read is reported and the others go on."""
+        """Index ``files``; a file that cannot be read is reported and the others go on.
+
+        ``on_file`` is called when a file is done; ``on_cards(file, ready, total)`` while its
+        passages are made ready, so that a large file shows progress of its own.
+        """
         report = IngestReport()
         for file in files:
             try:
-                self._ingest_file(file, collection, root, tags or [], metadata or {}, report)
+                self._ingest_file(
+                    file, collection, root, tags or [], metadata or {}, report, on_cards
+                )
             # Parsers raise what their libraries raise (pypdf has its own errors): any failure
             # of one file is that file's failure, reported with its reason.
             except Exception as error:
@@ -124,6 +199,8 @@ class Ingestor:
                 path.is_dir() and (path / source.location).is_file()
             ):
                 report.cards += self._retriever.delete_source(source.id)
+                if self._starters:
+                    self._starters.forget(collection, source.id)
                 self._storage.delete_source(source.id)
                 report.deleted += 1
         return report
@@ -136,8 +213,9 @@ class Ingestor:
         tags: list[str],
         metadata: dict[str, str],
         report: IngestReport,
+        on_cards: Callable[[Path, int, int], object] | None = None,
     ) -> None:
-        raw = file.read_bytes()
+        raw = _read_checked(file, root, self._max_file_bytes)
         settings = repr((sorted(tags), sorted(metadata.items()))).encode()
         digest = hashlib.sha256(raw + settings).hexdigest()
         location = location_of(file, root)
@@ -152,8 +230,21 @@ class Ingestor:
         if not document.passages:
             raise ValueError("no text found")
         cards = cards_of(document, collection, sid, location, tags)
-        self._retriever.delete_source(sid)
-        self._retriever.upsert(cards)
+        if existing:
+            # Until the new version is in, the record knows no content: if the process dies
+            # after the swap below, the next run ingests the file again, whatever it holds.
+            self._storage.put_source(existing.model_copy(update={"content_hash": ""}))
+
+        # Embeds first, then swaps: the old version stays searchable until the new one is in.
+        def progress(ready: int) -> None:
+            if on_cards:
+                on_cards(file, ready, len(cards))
+
+        self._retriever.replace_source(sid, cards, progress=progress)
+        # Proposed once the cards are searchable, and before the source is recorded: a file
+        # whose proposing failed is not "unchanged" on the next run, so it is proposed again.
+        if self._starters:
+            self._starters.propose(document, collection, sid)
         self._storage.put_source(
             SourceRecord(
                 id=sid,
@@ -174,10 +265,15 @@ class Ingestor:
 def cards_of(
     document: Document, collection: str, sid: str, location: str, tags: list[str]
 ) -> list[Card]:
-    """A document's passages as cards; a passage's own metadata wins over its document's."""
+    """A document's passages as cards; a passage's own metadata wins over its document's.
+
+    A URL that is neither http(s) nor relative (``javascript:``…) is not kept: the card links
+    to its file instead (see ``domain/links.py``).
+    """
     cards = []
-    for i, passage in enumerate(document.passages):
-        base = passage.url or document.url or location
+    languages = card_languages(document)
+    for i, (passage, language) in enumerate(zip(document.passages, languages, strict=True)):
+        base = safe_link(passage.url) or safe_link(document.url) or relative_link(location)
         cards.append(
             Card(
                 id=f"{sid}-{i:05d}",
@@ -192,7 +288,7 @@ def cards_of(
                 year=passage.year or document.year,
                 url=f"{base}#{passage.anchor}" if passage.anchor and "#" not in base else base,
                 tags=sorted({*document.tags, *passage.tags, *tags}),
-                language=passage.language or document.language,
+                language=language,
                 period_start=passage.period_start or document.period_start,
                 period_end=passage.period_end or document.period_end,
                 position=i,

@@ -31,7 +31,7 @@ def parse_text(text: str) -> Document:
     document = Document(
         title=fields.get("title") or (blocks[0][:200] if blocks else None),
         author=fields.get("author"),
-        language=fields.get("language", "").lower()[:2] or None,
+        language=fields.get("language"),
     )
     path: list[tuple[int, str]] = []
     reference: str | None = None

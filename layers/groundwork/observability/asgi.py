@@ -4,16 +4,19 @@ Under the Web Adapter there is no Python handler for Powertools' decorators to w
 serves the app and the adapter turns each invocation into an HTTP request. This middleware does
 the decorators' work per request instead: the API Gateway request id (forwarded by the adapter
 in ``x-amzn-request-context``) becomes the correlation id, one JSON access log line is written,
-and ``Requests``/``Latency`` are flushed as EMF when the response, streamed or not, has ended.
+and ``Requests``/``Latency`` (with the request's other metrics, such as ``SupportScore``) are
+flushed as EMF, with the function's name as a dimension, when the response, streamed or not,
+has ended.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from groundwork.observability.tools import get_logger, get_metrics
+from groundwork.observability.tools import FUNCTION_DIMENSION, get_logger, get_metrics
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -53,6 +56,9 @@ class RequestTelemetry:
                 path=scope["path"],
                 status=status,
                 latency_ms=round(elapsed_ms, 1),
+            )
+            metrics.add_dimension(
+                FUNCTION_DIMENSION, os.environ.get("AWS_LAMBDA_FUNCTION_NAME", "local")
             )
             metrics.add_metric("Requests", MetricUnit.Count, 1)
             metrics.add_metric("Latency", MetricUnit.Milliseconds, elapsed_ms)

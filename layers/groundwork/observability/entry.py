@@ -7,7 +7,12 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from groundwork.observability.tools import get_logger, get_metrics, get_tracer
+from groundwork.observability.tools import (
+    FUNCTION_DIMENSION,
+    get_logger,
+    get_metrics,
+    get_tracer,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -19,14 +24,18 @@ def instrumented(
     handler: Handler, *, correlation_id_path: str | None = None
 ) -> Callable[[Any, Any], Any]:
     """The handler with JSON logs carrying the Lambda context, a correlation id from the event
-    (``correlation_id_path``, a JMESPath), ``Requests``/``Latency`` EMF metrics flushed after
-    each invocation, and an X-Ray segment where tracing is available."""
+    (``correlation_id_path``, a JMESPath), ``Requests``/``Latency`` EMF metrics with the
+    function's name as a dimension, flushed after each invocation, and an X-Ray segment where
+    tracing is available."""
     from aws_lambda_powertools.metrics import MetricUnit
 
     metrics = get_metrics()
 
     @functools.wraps(handler)
     def measured(event: Any, context: Any) -> Any:
+        # Per function, not only per service: each function's requests are a series of their
+        # own (a dimension lasts until the flush after this invocation).
+        metrics.add_dimension(FUNCTION_DIMENSION, context.function_name)
         started = time.perf_counter()
         try:
             return handler(event, context)

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 SERVICE = "groundwork"
 NAMESPACE = "Groundwork"
+#: The dimension naming the function, as Powertools names it on ``ColdStart``.
+FUNCTION_DIMENSION = "function_name"
 
 
 class _CurrentStdout:

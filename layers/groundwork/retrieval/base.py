@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from groundwork.domain.cards import Card, Hit
 
@@ -31,6 +31,8 @@ class SearchFilter(BaseModel):
     tags: list[str] | None = None
     period_start: str | None = None
     period_end: str | None = None
+    #: Only cards in this language (ISO 639-1); see ``retrieval.language`` for the preference.
+    language: str | None = None
 
 
 class Retriever(ABC):
@@ -43,6 +45,24 @@ class Retriever(ABC):
     @abstractmethod
     def delete_source(self, source_id: str) -> int:
         """Remove every card of a source; returns how many were removed."""
+
+    @abstractmethod
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
+        """Make ``cards`` the whole of a source: a re-ingest's write.
+
+        A search never finds the source missing, even if the process dies midway: the new
+        cards are made ready (embedded) first, then either swapped in one transaction (the
+        SQLite index), or written before the source's cards that are not among them are
+        deleted (OpenSearch), where a crash in between leaves both versions, never neither.
+        Every card must belong to ``source_id``. ``progress`` is called with how many cards are
+        ready so far, as they are (embedding a large document takes minutes).
+        """
 
     @abstractmethod
     def search(

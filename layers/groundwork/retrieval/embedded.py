@@ -20,7 +20,7 @@ from groundwork.retrieval.keyword import KeywordIndex, filter_sql
 from groundwork.retrieval.rerank import coverage
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     import numpy.typing as npt
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from groundwork.embeddings.base import Embedder
     from groundwork.retrieval.base import Quality, SearchFilter
 
+#: Cards embedded per call when a source is replaced, so that progress can be shown.
+EMBED_BATCH = 256
 #: Weight of the keyword side in the fused score (the vector side has the rest).
 KEYWORD_WEIGHT = 0.5
 #: Candidates taken from each side before fusing (precise).
@@ -70,6 +72,24 @@ class EmbeddedIndex(KeywordIndex):
         self._vectors = None
         return removed
 
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
+        # Embedding is the slow part: done before the transaction, so the old cards stay
+        # searchable (and a crash keeps them) until the swap.
+        batches = []
+        for start in range(0, len(cards), EMBED_BATCH):
+            batch = cards[start : start + EMBED_BATCH]
+            batches.append(self._embedder.embed([passage_text(card) for card in batch]))
+            if progress:
+                progress(start + len(batch))
+        self._swap(source_id, cards, np.concatenate(batches) if batches else None)
+        self._vectors = None
+
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:
@@ -77,6 +97,8 @@ class EmbeddedIndex(KeywordIndex):
             return self.hits(self.keyword_ranking(query, where, k))
         pool = max(PRECISE_POOL, k)
         keyword = self.keyword_ranking(query, where, pool)
+        if not keyword and not self._allows_any(where):
+            return []  # the question is not embedded for a filter that allows nothing
         question = self._embedder.embed([query])[0]
         vector = self.vector_ranking(question, where, pool)
         fused = fuse(keyword, vector)
@@ -106,6 +128,10 @@ class EmbeddedIndex(KeywordIndex):
         top = np.argpartition(-scores, limit - 1)[:limit]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(vectors.rowids[rows[i]]), float(scores[i])) for i in top]
+
+    def _allows_any(self, where: SearchFilter) -> bool:
+        allowed = self._allowed_rows(self._current_vectors(), where)
+        return allowed is None or bool(allowed.any())
 
     def _allowed_rows(self, vectors: _Vectors, where: SearchFilter) -> npt.NDArray[np.bool_] | None:
         mask: npt.NDArray[np.bool_] | None = None

@@ -14,11 +14,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
+from groundwork.private_files import create_private
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
+from groundwork.retrieval.language_column import add_language_column
 from groundwork.text.terms import STOPWORDS, words
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
 
     import numpy as np
@@ -30,6 +32,7 @@ CREATE TABLE IF NOT EXISTS cards (
     id TEXT UNIQUE NOT NULL,
     collection TEXT NOT NULL,
     source_id TEXT NOT NULL,
+    language TEXT,
     payload TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS cards_collection ON cards(collection);
@@ -67,7 +70,7 @@ class KeywordIndex(Retriever):
     """BM25 over text, heading and title; filters are SQL conditions of the same query."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA foreign_keys=ON")
@@ -76,6 +79,9 @@ class KeywordIndex(Retriever):
         for column in _LATER_COLUMNS:
             if column not in present:
                 self._db.execute(f"ALTER TABLE cards ADD COLUMN {column} TEXT")
+        if "language" not in present:
+            add_language_column(self._db)
+        self._db.execute("CREATE INDEX IF NOT EXISTS cards_language ON cards(language)")
         self._create_fts()
         self._lock = threading.Lock()
         # Document frequencies of query words, valid for one state of the file.
@@ -100,32 +106,57 @@ class KeywordIndex(Retriever):
     def upsert(self, cards: Sequence[Card]) -> None:
         self._write(cards, None)
 
+    def replace_source(
+        self,
+        source_id: str,
+        cards: Sequence[Card],
+        *,
+        progress: Callable[[int], object] | None = None,
+    ) -> None:
+        self._swap(source_id, cards, None)
+        if progress:
+            progress(len(cards))
+
     def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
         with self._transaction():
-            for i, card in enumerate(cards):
-                self._delete_where("id = ?", (card.id,))
-                start, end = _period(card)
-                cursor = self._db.execute(
-                    "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
-                    "payload) VALUES (?, ?, ?, ?, ?, ?)",
-                    (card.id, card.collection, card.source_id, start, end,
-                     card.model_dump_json()),
-                )  # fmt: skip
-                rowid = cursor.lastrowid
+            self._insert(cards, vectors)
+
+    def _swap(
+        self, source_id: str, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None
+    ) -> None:
+        """The source's cards replaced by ``cards`` in one transaction: readers see the old
+        version or the new one, and a crash rolls back to the old."""
+        if any(card.source_id != source_id for card in cards):
+            raise ValueError(f"every card must belong to the source {source_id}")
+        with self._transaction():
+            self._delete_where("source_id = ?", (source_id,))
+            self._insert(cards, vectors)
+
+    def _insert(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
+        """Write cards (and their vectors), inside the caller's transaction."""
+        for i, card in enumerate(cards):
+            self._delete_where("id = ?", (card.id,))
+            start, end = _period(card)
+            cursor = self._db.execute(
+                "INSERT INTO cards (id, collection, source_id, period_start, period_end, "
+                "language, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (card.id, card.collection, card.source_id, start, end, card.language,
+                 card.model_dump_json()),
+            )  # fmt: skip
+            rowid = cursor.lastrowid
+            self._db.execute(
+                "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
+                (rowid, *_fts_row(card)),
+            )
+            self._db.executemany(
+                "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
+                [(rowid, tag) for tag in card.tags],
+            )
+            if vectors is not None:
                 self._db.execute(
-                    "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (rowid, *_fts_row(card)),
+                    "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
+                    (rowid, vectors[i].astype("<f4").tobytes()),
                 )
-                self._db.executemany(
-                    "INSERT INTO card_tags (card_rowid, tag) VALUES (?, ?)",
-                    [(rowid, tag) for tag in card.tags],
-                )
-                if vectors is not None:
-                    self._db.execute(
-                        "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
-                        (rowid, vectors[i].astype("<f4").tobytes()),
-                    )
 
     def delete_source(self, source_id: str) -> int:
         with self._transaction():
@@ -294,6 +325,9 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
         if values is not None:
             parts.append(f"AND {column} IN ({', '.join('?' * len(values))})")
             args.extend(values)
+    if where.language is not None:
+        parts.append("AND c.language = ?")
+        args.append(where.language)
     if where.tags:
         parts.append(
             "AND c.rowid IN (SELECT card_rowid FROM card_tags "

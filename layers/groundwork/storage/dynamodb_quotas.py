@@ -3,19 +3,32 @@
 The item (``USER#<id>`` / ``QUOTA``) keeps what is left and what was used as numbers; a
 missing "left" attribute means unlimited. Conditions cannot do arithmetic, so what is left is
 stored (not the limit) and compared with what is asked for: ``questions_left >= :q``.
+
+A charge (``USER#<id>`` / ``CHARGE#<request_id>``, its ``owner`` and TTL ``expiration``) is put
+in one transaction with the update, on condition that it is not there (or expired): a second
+consume of the same request fails that condition and takes nothing.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from groundwork.storage.dynamodb_table import ConditionFailed, key, n, number
+from groundwork.storage.dynamodb_table import (
+    TTL_ATTRIBUTE,
+    ConditionFailed,
+    TransactionCanceled,
+    key,
+    n,
+    number,
+    s,
+)
 from groundwork.storage.errors import QuotaExceeded, StorageError
 from groundwork.storage.quotas import QuotaStore
 from groundwork.storage.records import QuotaRecord
 
 if TYPE_CHECKING:
     from groundwork.storage.dynamodb_table import DynamoTable, Item
+    from groundwork.storage.quotas import Charge
 
 #: Rereads when the item changed shape (a limit set or lifted) between the read and the write.
 _SHAPE_RETRIES = 5
@@ -55,17 +68,72 @@ class DynamoDBQuotaStore(QuotaStore):
     def get_quota(self, user_id: str) -> QuotaRecord:
         return _record(user_id, self._table.get(f"USER#{user_id}", "QUOTA"))
 
-    def consume(self, user_id: str, *, questions: int = 1, credits: int = 0) -> QuotaRecord:
-        return self._move(user_id, questions, credits, check=True)
+    def consume(
+        self, user_id: str, *, questions: int = 1, credits: int = 0, charge: Charge | None = None
+    ) -> QuotaRecord:
+        if charge is None:
+            return self._move(user_id, questions, credits, check=True)
+        now = self._table.now()
+        mark = {
+            "Put": {
+                "TableName": self._table.name,
+                "Item": _charge_key(user_id, charge)
+                | {"owner": s(charge.owner), TTL_ATTRIBUTE: n(now + charge.keep_seconds)},
+                "ConditionExpression": "attribute_not_exists(pk) OR #expiration <= :now",
+                "ExpressionAttributeNames": {"#expiration": TTL_ATTRIBUTE},
+                "ExpressionAttributeValues": {":now": n(now)},
+            }
+        }
+        try:
+            return self._move(user_id, questions, credits, check=True, guard=mark)
+        except _Guarded:
+            # Already charged: the run that took the request over holds the charge now.
+            self._table.call(
+                "update_item",
+                TableName=self._table.name,
+                Key=_charge_key(user_id, charge),
+                UpdateExpression="SET #owner = :owner",
+                ExpressionAttributeNames={"#owner": "owner"},
+                ExpressionAttributeValues={":owner": s(charge.owner)},
+            )
+            return self.get_quota(user_id)
 
-    def refund(self, user_id: str, *, questions: int = 1, credits: int = 0) -> QuotaRecord:
-        return self._move(user_id, -questions, -credits, check=False)
+    def refund(
+        self, user_id: str, *, questions: int = 1, credits: int = 0, charge: Charge | None = None
+    ) -> QuotaRecord:
+        if charge is None:
+            return self._move(user_id, -questions, -credits, check=False)
+        held = {
+            "Delete": {
+                "TableName": self._table.name,
+                "Key": _charge_key(user_id, charge),
+                "ConditionExpression": "#owner = :owner AND #expiration > :now",
+                "ExpressionAttributeNames": {"#owner": "owner", "#expiration": TTL_ATTRIBUTE},
+                "ExpressionAttributeValues": {
+                    ":owner": s(charge.owner),
+                    ":now": n(self._table.now()),
+                },
+            }
+        }
+        try:
+            return self._move(user_id, -questions, -credits, check=False, guard=held)
+        except _Guarded:
+            return self.get_quota(user_id)  # not this run's charge: nothing to give back
 
-    def _move(self, user_id: str, questions: int, credits: int, *, check: bool) -> QuotaRecord:
+    def _move(
+        self,
+        user_id: str,
+        questions: int,
+        credits: int,
+        *,
+        check: bool,
+        guard: dict[str, Any] | None = None,
+    ) -> QuotaRecord:
         """Take (or, with negative amounts, give back) in one conditional update.
 
         The condition pins which limits the item had when read and, when checking, that
-        enough is left; a refused update changes nothing.
+        enough is left; a refused update changes nothing. With ``guard``, a transaction
+        action written with the update, a failed guard raises ``_Guarded`` and changes nothing.
         """
         item = self._table.get(f"USER#{user_id}", "QUOTA")
         for _ in range(_SHAPE_RETRIES):
@@ -77,26 +145,39 @@ class DynamoDBQuotaStore(QuotaStore):
                 for a, v in _LIMITS
             ]
             sets = [f"{a} = {a} - {v}" for a, v in _LIMITS if a in present]
+            update = {
+                "TableName": self._table.name,
+                "Key": _key(user_id),
+                "UpdateExpression": "ADD questions_used :q, credits_used :c"
+                + (" SET " + ", ".join(sets) if sets else ""),
+                "ConditionExpression": " AND ".join(conditions),
+                "ExpressionAttributeValues": {":q": n(questions), ":c": n(credits)},
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
             try:
-                reply = self._table.call(
-                    "update_item",
-                    TableName=self._table.name,
-                    Key=_key(user_id),
-                    UpdateExpression="ADD questions_used :q, credits_used :c"
-                    + (" SET " + ", ".join(sets) if sets else ""),
-                    ConditionExpression=" AND ".join(conditions),
-                    ExpressionAttributeValues={":q": n(questions), ":c": n(credits)},
-                    ReturnValues="ALL_NEW",
-                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
-                )
+                if guard is None:
+                    reply = self._table.call("update_item", **update, ReturnValues="ALL_NEW")
+                    return _record(user_id, reply["Attributes"])
+                self._table.call("transact_write_items", TransactItems=[guard, {"Update": update}])
+                return self.get_quota(user_id)
             except ConditionFailed as error:
-                if _limits_in(error.item) == present:
-                    quota = _record(user_id, error.item)
-                    raise QuotaExceeded(_short(quota, questions)) from error
-                item = error.item
-                continue
-            return _record(user_id, reply["Attributes"])
+                old = error.item
+            except TransactionCanceled as error:
+                if error.failed(0):
+                    raise _Guarded from error
+                old = error.reasons[1][1]
+            if _limits_in(old) == present:
+                raise QuotaExceeded(_short(_record(user_id, old), questions))
+            item = old
         raise StorageError(f"the quota of {user_id} kept changing")
+
+
+class _Guarded(Exception):
+    """The guard of a quota transaction failed: the charge was taken, or is not this run's."""
+
+
+def _charge_key(user_id: str, charge: Charge) -> Item:
+    return key(f"USER#{user_id}", f"CHARGE#{charge.request_id}")
 
 
 def _limits_in(item: Item | None) -> frozenset[str]:

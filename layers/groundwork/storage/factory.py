@@ -31,7 +31,7 @@ def get_storage(settings: Settings | None = None) -> Storage:
 
 @lru_cache(maxsize=4)
 def get_stores(settings: Settings | None = None) -> Stores:
-    """Accounts, conversations, idempotency records, the response cache and quotas."""
+    """Accounts, conversations, idempotency records, the response cache, quotas, starters."""
     settings = settings or get_settings()
     match settings.storage:
         case "sqlite":
@@ -46,6 +46,7 @@ def sqlite_stores(database: SQLiteDatabase) -> Stores:
     from groundwork.storage.sqlite_conversations import SQLiteConversationStore
     from groundwork.storage.sqlite_idempotency import SQLiteIdempotencyStore
     from groundwork.storage.sqlite_quotas import SQLiteQuotaStore
+    from groundwork.storage.sqlite_starters import SQLiteStarterStore
 
     return Stores(
         accounts=SQLiteAccountStore(database),
@@ -53,6 +54,7 @@ def sqlite_stores(database: SQLiteDatabase) -> Stores:
         idempotency=SQLiteIdempotencyStore(database),
         cache=SQLiteResponseCache(database),
         quotas=SQLiteQuotaStore(database),
+        starters=SQLiteStarterStore(database),
     )
 
 
@@ -62,6 +64,7 @@ def dynamodb_stores(table: DynamoTable) -> Stores:
     from groundwork.storage.dynamodb_conversations import DynamoDBConversationStore
     from groundwork.storage.dynamodb_idempotency import DynamoDBIdempotencyStore
     from groundwork.storage.dynamodb_quotas import DynamoDBQuotaStore
+    from groundwork.storage.dynamodb_starters import DynamoDBStarterStore
 
     return Stores(
         accounts=DynamoDBAccountStore(table),
@@ -69,6 +72,7 @@ def dynamodb_stores(table: DynamoTable) -> Stores:
         idempotency=DynamoDBIdempotencyStore(table),
         cache=DynamoDBResponseCache(table),
         quotas=DynamoDBQuotaStore(table),
+        starters=DynamoDBStarterStore(table),
     )
 
 

@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from groundwork.storage.records import QuotaRecord
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What one question is charged under, so that it is charged once however many runs answer
+    it: a retry that takes over the ``request_id`` of a run that died (``kill -9``) finds the
+    charge taken and takes nothing.
+
+    ``owner`` is the run holding the charge; only it may refund. The mark is kept
+    ``keep_seconds``, as long as the completed request is (then the id may be a new question).
+    """
+
+    request_id: str
+    owner: str
+    keep_seconds: int
 
 
 class QuotaStore(ABC):
@@ -22,9 +38,21 @@ class QuotaStore(ABC):
     def get_quota(self, user_id: str) -> QuotaRecord: ...
 
     @abstractmethod
-    def consume(self, user_id: str, *, questions: int = 1, credits: int = 0) -> QuotaRecord:
-        """Take both at once or nothing: ``QuotaExceeded`` leaves the record unchanged."""
+    def consume(
+        self, user_id: str, *, questions: int = 1, credits: int = 0, charge: Charge | None = None
+    ) -> QuotaRecord:
+        """Take both at once or nothing: ``QuotaExceeded`` leaves the record unchanged.
+
+        With ``charge``: at most once per ``charge.request_id``. When that charge is already
+        taken, nothing is taken again and the charge passes to ``charge.owner``.
+        """
 
     @abstractmethod
-    def refund(self, user_id: str, *, questions: int = 1, credits: int = 0) -> QuotaRecord:
-        """Give back what a failed generation consumed."""
+    def refund(
+        self, user_id: str, *, questions: int = 1, credits: int = 0, charge: Charge | None = None
+    ) -> QuotaRecord:
+        """Give back what a failed generation consumed.
+
+        With ``charge``: only while ``charge.owner`` holds it (a run that was taken over gives
+        back nothing), and the charge is forgotten, so that a retry is charged again.
+        """

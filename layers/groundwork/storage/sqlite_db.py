@@ -12,6 +12,7 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from groundwork.private_files import create_private
 from groundwork.storage.clock import system_clock
 
 if TYPE_CHECKING:
@@ -73,6 +74,14 @@ CREATE TABLE IF NOT EXISTS idempotency (
     PRIMARY KEY (user_id, request_id)
 );
 CREATE INDEX IF NOT EXISTS idempotency_expiration ON idempotency(expiration);
+CREATE TABLE IF NOT EXISTS quota_charges (
+    user_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expiration INTEGER NOT NULL,
+    PRIMARY KEY (user_id, request_id)
+);
+CREATE INDEX IF NOT EXISTS quota_charges_expiration ON quota_charges(expiration);
 CREATE TABLE IF NOT EXISTS cache (
     key TEXT PRIMARY KEY,
     expiration INTEGER NOT NULL,
@@ -83,6 +92,15 @@ CREATE TABLE IF NOT EXISTS quotas (
     user_id TEXT PRIMARY KEY,
     body TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS starters (
+    id TEXT PRIMARY KEY,
+    collection TEXT NOT NULL,
+    sort TEXT NOT NULL,
+    source_id TEXT,
+    origin TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS starters_collection ON starters(collection, sort);
 """
 
 
@@ -90,7 +108,7 @@ class SQLiteDatabase:
     """One connection guarded by a lock; autocommit outside explicit transactions."""
 
     def __init__(self, path: Path, clock: Clock = system_clock) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         self.path = path
         self._clock = clock
         self._lock = threading.RLock()

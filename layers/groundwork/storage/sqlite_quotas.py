@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 from groundwork.storage.errors import QuotaExceeded
 from groundwork.storage.quotas import QuotaStore
 from groundwork.storage.records import QuotaRecord
+from groundwork.storage.sqlite_db import SWEEP_BATCH
 
 if TYPE_CHECKING:
     import sqlite3
 
+    from groundwork.storage.quotas import Charge
     from groundwork.storage.sqlite_db import SQLiteDatabase
 
 
@@ -32,8 +34,12 @@ class SQLiteQuotaStore(QuotaStore):
         with self._db.read() as db:
             return _read(db, user_id)
 
-    def consume(self, user_id: str, *, questions: int = 1, credits: int = 0) -> QuotaRecord:
+    def consume(
+        self, user_id: str, *, questions: int = 1, credits: int = 0, charge: Charge | None = None
+    ) -> QuotaRecord:
         with self._db.write() as db:
+            if charge is not None and not self._charged(db, user_id, charge):
+                return _read(db, user_id)
             quota = _read(db, user_id)
             if quota.questions_left is not None and quota.questions_left < questions:
                 raise QuotaExceeded("questions")
@@ -43,11 +49,44 @@ class SQLiteQuotaStore(QuotaStore):
             _write(db, quota)
         return quota
 
-    def refund(self, user_id: str, *, questions: int = 1, credits: int = 0) -> QuotaRecord:
+    def refund(
+        self, user_id: str, *, questions: int = 1, credits: int = 0, charge: Charge | None = None
+    ) -> QuotaRecord:
         with self._db.write() as db:
+            if charge is not None:
+                held = db.execute(
+                    "DELETE FROM quota_charges WHERE user_id = ? AND request_id = ? AND owner = ? "
+                    "AND expiration > ?",
+                    (user_id, charge.request_id, charge.owner, self._db.now()),
+                ).rowcount
+                if not held:
+                    return _read(db, user_id)
             quota = _moved(_read(db, user_id), -questions, -credits)
             _write(db, quota)
         return quota
+
+    def _charged(self, db: sqlite3.Connection, user_id: str, charge: Charge) -> bool:
+        """Marks the charge as ``charge.owner``'s; False when it was already taken, inside the
+        transaction of the consume (a refused consume rolls the mark back)."""
+        now = self._db.now()
+        db.execute(
+            "DELETE FROM quota_charges WHERE rowid IN "
+            "(SELECT rowid FROM quota_charges WHERE expiration <= ? LIMIT ?)",
+            (now, SWEEP_BATCH),
+        )
+        taken = db.execute(
+            "UPDATE quota_charges SET owner = ? "
+            "WHERE user_id = ? AND request_id = ? AND expiration > ?",
+            (charge.owner, user_id, charge.request_id, now),
+        ).rowcount
+        if taken:
+            return False
+        db.execute(
+            "INSERT OR REPLACE INTO quota_charges (user_id, request_id, owner, expiration) "
+            "VALUES (?, ?, ?, ?)",
+            (user_id, charge.request_id, charge.owner, now + charge.keep_seconds),
+        )
+        return True
 
 
 def _moved(quota: QuotaRecord, questions: int, credits: int) -> QuotaRecord:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from groundwork.storage.conversations import ConversationStore
     from groundwork.storage.idempotency import IdempotencyStore
     from groundwork.storage.quotas import QuotaStore
+    from groundwork.storage.starters import StarterStore
 
 
 @dataclass(frozen=True)
@@ -20,3 +21,4 @@ class Stores:
     idempotency: IdempotencyStore
     cache: ResponseCache
     quotas: QuotaStore
+    starters: StarterStore

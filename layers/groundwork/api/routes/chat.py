@@ -20,11 +20,13 @@ from starlette.concurrency import run_in_threadpool
 
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.keepalive import first_event, keep_alive
 from groundwork.api.schemas.chat import ChatDone
+from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.chat.answering import Answerer
 from groundwork.chat.request import ChatRequest  # noqa: TC001
-from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Token
+from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Pending, Token
 from groundwork.errors import ApiError
 from groundwork.generation.factory import get_generator
 from groundwork.grounding.factory import get_verifier
@@ -32,7 +34,7 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Generator
+    from collections.abc import AsyncGenerator, Awaitable, Generator
 
     from fastapi import Response
 
@@ -57,6 +59,7 @@ def chat_service(settings: SettingsDep) -> ChatService:
         lease_seconds=settings.chat_lease_seconds,
         wait_seconds=settings.chat_wait_seconds,
         cache_ttl_seconds=settings.chat_cache_ttl_seconds,
+        question_max_chars=settings.question_max_chars,
     )
     return ChatService(get_stores(settings), get_storage(settings), answerer, config)
 
@@ -67,10 +70,17 @@ ChatServiceDep = Annotated[ChatService, Depends(chat_service)]
 @router.post(
     "/chat",
     response_model=ChatDone,
-    responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC},
+        **error_responses(400, 401, 403, 404, 409, 429, 502, 503, 504),
+    },
 )
 async def chat(
-    body: ChatRequest, request: Request, user: CurrentUser, service: ChatServiceDep
+    body: ChatRequest,
+    request: Request,
+    user: CurrentUser,
+    service: ChatServiceDep,
+    settings: SettingsDep,
 ) -> Response:
     last_event_id = request.headers.get("last-event-id")
     if last_event_id:
@@ -79,18 +89,37 @@ async def chat(
             last_event_id,
             body.request_id,
         )
-    run = await run_in_threadpool(service.start, user, body)
-    events = run.events()
-    if not body.stream:
-        return JSONResponse(await run_in_threadpool(_done_of, events))
-    # The first event is pulled before the response starts, so that a failure before the
-    # first token is still an HTTP error.
-    first = await run_in_threadpool(next, events)
+    pending = await run_in_threadpool(service.prepare, user, body)
+    pauses = service.pauses()
+    while (begun := await run_in_threadpool(_begin, service, pending, body.stream)) is None:
+        # A duplicate of a request_id being answered waits here, holding no worker thread:
+        # a thread per waiting duplicate would starve the pool the answer itself needs.
+        await anyio.sleep(next(pauses))
+    if isinstance(begun, dict):
+        return JSONResponse(begun)
+    # The first event is awaited a while before the response starts, so that a failure
+    # before the first token is still an HTTP error; a slower one is awaited by the stream,
+    # which sends keep-alives meanwhile.
+    first = await first_event(begun, settings.stream_keep_alive_s)
     return StreamingResponse(
-        _sse(request, events, first),
+        keep_alive(_sse(request, begun, first), settings.stream_keep_alive_s),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+def _begin(
+    service: ChatService, pending: Pending, stream: bool
+) -> dict[str, Any] | Generator[ChatEvent, None, None] | None:
+    """None while another request answers; else the whole answer, or the stream's events,
+    whose first the caller pulls at once: closing a started generator releases the claim."""
+    run = service.attempt(pending)
+    if run is None:
+        return None
+    events = run.events()
+    if not stream:
+        return _done_of(events)
+    return events
 
 
 def _done_of(events: Generator[ChatEvent, None, None]) -> dict[str, Any]:
@@ -102,10 +131,11 @@ def _done_of(events: Generator[ChatEvent, None, None]) -> dict[str, Any]:
 
 
 async def _sse(
-    request: Request, events: Generator[ChatEvent, None, None], event: ChatEvent | None
-) -> AsyncIterator[str]:
+    request: Request, events: Generator[ChatEvent, None, None], first: Awaitable[ChatEvent]
+) -> AsyncGenerator[str, None]:
     number = 0
     try:
+        event: ChatEvent | None = await first
         while event is not None:
             number += 1
             if isinstance(event, Token):

@@ -6,11 +6,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.listings import CollectionList, CollectionSummary, SourceSummary
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.storage.factory import get_storage, get_stores
 
-router = APIRouter(prefix="/v1", tags=["chat"])
+router = APIRouter(prefix="/v1", tags=["chat"], responses=error_responses(401))
 
 
 @router.get("/collections", response_model=CollectionList)

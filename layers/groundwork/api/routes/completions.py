@@ -13,10 +13,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from groundwork.answer.question import last_question
+from groundwork.answer.question import check_length, last_question
 from groundwork.answer.service import AnswerOptions, Delta, Finish
 from groundwork.api.answering import AnswerServiceDep  # noqa: TC001
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.keepalive import first_event, keep_alive
 from groundwork.api.schemas.completions import (
     ChatCompletion,
     ChatCompletionRequest,
@@ -24,7 +25,9 @@ from groundwork.api.schemas.completions import (
     ResponseMessage,
     Usage,
 )
+from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError
 from groundwork.generation.base import Turn
@@ -33,7 +36,7 @@ from groundwork.storage.factory import get_storage, get_stores
 from groundwork.text.tokens import count_tokens
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Generator
+    from collections.abc import AsyncGenerator, Awaitable, Generator
 
     from fastapi import Response
 
@@ -50,7 +53,10 @@ _STREAM_DOC = (
 @router.post(
     "/chat/completions",
     response_model=ChatCompletion,
-    responses={200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC},
+        **error_responses(400, 401, 403, 404, 502, 504),
+    },
 )
 async def create_chat_completion(
     body: ChatCompletionRequest,
@@ -64,7 +70,9 @@ async def create_chat_completion(
             400, "n.unsupported", "One answer is generated per request: `n` must be 1.", param="n"
         )
     turns = [Turn("system" if m.role == "developer" else m.role, m.text()) for m in body.messages]
-    last_question(turns)  # a request without a question is refused before its scope is looked up
+    # A request without a question is refused before its scope is looked up.
+    question = last_question(turns)
+    check_length(question, settings.question_max_chars)
     where = resolve_scope(
         get_stores(settings).accounts,
         get_storage(settings),
@@ -76,7 +84,7 @@ async def create_chat_completion(
         card_ids=body.card_ids,
     )
     options = AnswerOptions(
-        language=None if body.language in (None, "auto") else body.language,
+        language=answer_language(_requested(body.language), question),
         quality=body.quality,
         temperature=body.temperature,
         max_tokens=body.max_completion_tokens or body.max_tokens,
@@ -100,11 +108,13 @@ async def create_chat_completion(
             usage=_usage(prompt_tokens, answer.completion_tokens),
             citations=answer.citations,
             support_score=answer.support_score,
+            language=answer.language,
+            requested_language=options.language,
         )
     events = service.stream(turns, where, options)
-    # The first event is pulled before the response starts, so that a bad request or an
-    # unreachable model is still an HTTP error, not a stream that fails at once.
-    first = await run_in_threadpool(next, events)
+    # The first event is awaited a while before the response starts, so that a bad request or
+    # an unreachable model is still an HTTP error, not a stream that fails at once.
+    first = await first_event(events, settings.stream_keep_alive_s)
     include_usage = bool(body.stream_options and body.stream_options.include_usage)
     head = {
         "id": completion_id,
@@ -113,7 +123,17 @@ async def create_chat_completion(
         "model": body.model,
     }
     return StreamingResponse(
-        _sse(request, events, first, head, prompt_tokens if include_usage else None),
+        keep_alive(
+            _sse(
+                request,
+                events,
+                first,
+                head,
+                prompt_tokens if include_usage else None,
+                options.language,
+            ),
+            settings.stream_keep_alive_s,
+        ),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -122,13 +142,15 @@ async def create_chat_completion(
 async def _sse(
     request: Request,
     events: Generator[Delta | Finish, None, None],
-    event: Delta | Finish | None,
+    first: Awaitable[Delta | Finish],
     head: dict[str, Any],
     prompt_tokens: int | None,
-) -> AsyncIterator[str]:
+    requested_language: str | None,
+) -> AsyncGenerator[str, None]:
     """Chunks as ``data:`` lines; a failure ends the stream with an ``error`` chunk."""
     try:
         yield _data(head | {"choices": [_choice({"role": "assistant", "content": ""})]})
+        event: Delta | Finish | None = await first
         while event is not None:
             if isinstance(event, Delta):
                 yield _data(head | {"choices": [_choice({"content": event.text})]})
@@ -139,6 +161,8 @@ async def _sse(
                         "choices": [_choice({}, event.finish_reason)],
                         "citations": [c.model_dump() for c in event.citations],
                         "support_score": event.support_score,
+                        "language": event.language,
+                        "requested_language": requested_language,
                     }
                 )
                 if prompt_tokens is not None:
@@ -158,6 +182,11 @@ async def _sse(
         with anyio.CancelScope(shield=True):
             await run_in_threadpool(events.close)
     yield "data: [DONE]\n\n"
+
+
+def _requested(language: str | None) -> str | None:
+    code = (language or "").strip().lower()
+    return None if code in ("", "auto") else code
 
 
 def _choice(delta: dict[str, str], finish_reason: str | None = None) -> dict[str, Any]:

@@ -10,13 +10,16 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.listings import ConversationList, ConversationSummary
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.errors import ApiError
 from groundwork.storage.conversations import InvalidCursor
 from groundwork.storage.factory import get_stores
 
-router = APIRouter(prefix="/v1/conversations", tags=["conversations"])
+router = APIRouter(
+    prefix="/v1/conversations", tags=["conversations"], responses=error_responses(400, 401)
+)
 
 
 @router.get("", response_model=ConversationList)

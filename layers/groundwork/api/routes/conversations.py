@@ -14,6 +14,7 @@ from groundwork.api.schemas.chat import (
     FeedVersion,
     SelectVersionRequest,
 )
+from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.chat.ownership import owned_conversation
 from groundwork.errors import ApiError
@@ -22,7 +23,9 @@ from groundwork.storage.factory import get_stores
 if TYPE_CHECKING:
     from groundwork.storage.records import Turn
 
-router = APIRouter(prefix="/v1/conversations", tags=["conversations"])
+router = APIRouter(
+    prefix="/v1/conversations", tags=["conversations"], responses=error_responses(401, 404)
+)
 
 
 @router.get("/{conv_id}", response_model=Conversation)
@@ -45,7 +48,7 @@ def get_feed(conv_id: str, user: CurrentUser, settings: SettingsDep) -> Feed:
     return _feed(conv_id, conversations.feed(conv_id))
 
 
-@router.post("/{conv_id}/versions", response_model=Feed)
+@router.post("/{conv_id}/versions", response_model=Feed, responses=error_responses(400))
 def select_version(
     conv_id: str, body: SelectVersionRequest, user: CurrentUser, settings: SettingsDep
 ) -> Feed:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from fastapi import APIRouter
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.grounding import CheckGroundingRequest, CheckGroundingResponse
 from groundwork.grounding.factory import get_verifier
 from groundwork.grounding.service import check
@@ -14,7 +15,7 @@ from groundwork.grounding.service import check
 if TYPE_CHECKING:
     from groundwork.settings import Settings
 
-router = APIRouter(prefix="/v1", tags=["check grounding"])
+router = APIRouter(prefix="/v1", tags=["check grounding"], responses=error_responses(400, 401))
 
 
 @router.post(

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from groundwork import __version__
+from groundwork.api.schemas.errors import error_responses
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], responses=error_responses())
 
 
 @router.get("/health")

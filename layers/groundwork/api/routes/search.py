@@ -5,30 +5,37 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.search import SearchRequest, SearchResponse, SearchResult
+from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.chat.request import ChatScope
+from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError
-from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
+from groundwork.storage.factory import get_storage, get_stores
 
-router = APIRouter(prefix="/v1", tags=["search"])
+router = APIRouter(prefix="/v1", tags=["search"], responses=error_responses(400, 401, 403, 404))
 
 
 @router.post("/search", response_model=SearchResponse)
-def search(body: SearchRequest, settings: SettingsDep) -> SearchResponse:
+def search(
+    body: SearchRequest, settings: SettingsDep, visible: VisibleCollections
+) -> SearchResponse:
     if not body.query.strip():
         raise ApiError(400, "query.empty", "The query has no words to search for.", param="query")
-    scope = body.scope
-    collections = (scope.collections if scope else []) or [
-        body.collection or settings.default_collection
-    ]
     retriever = get_retriever(settings)
-    for name in collections:
-        if retriever.count(name) == 0:
-            raise ApiError(
-                404, "collections.not_found", f"No collection {name!r}.", param="collection"
-            )
-    tags = sorted({*(body.tags or []), *(scope.tags if scope else [])}) or None
-    where = SearchFilter(collections=collections, tags=tags)
+    # The same check as chat completions and native chat: what the key's user may see.
+    where = resolve_scope(
+        get_stores(settings).accounts,
+        get_storage(settings),
+        retriever,
+        visible,
+        collection=body.collection or settings.default_collection,
+        scope=ChatScope(collections=body.scope.collections, tags=body.scope.tags)
+        if body.scope
+        else None,
+        tags=body.tags,
+    )
     hits = retriever.search(body.query, where, body.k, quality=body.quality)
     return SearchResponse(
         results=[

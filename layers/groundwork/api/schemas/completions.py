@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from groundwork.chat.request import ChatScope  # noqa: TC001 (pydantic needs it at run time)
 from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
@@ -30,22 +30,23 @@ class ChatMessage(BaseModel):
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    include_usage: bool = Field(False, description="Send a usage chunk before `[DONE]`.")
+    include_usage: StrictBool = Field(False, description="Send a usage chunk before `[DONE]`.")
 
 
 class ChatCompletionRequest(BaseModel):
     """OpenAI fields clients send; unknown fields are accepted and ignored, as OpenAI does.
+    Booleans are JSON booleans: ``"stream": "yes"`` is refused, not read as true.
 
-    ``collection``, ``scope``, ``tags``, ``card_ids``, ``language`` and ``quality`` are
-    Groundwork's extensions, resolved as on ``/v1/chat``; the SDK sends them through
-    ``extra_body``.
+        ``collection``, ``scope``, ``tags``, ``card_ids``, ``language`` and ``quality`` are
+        Groundwork's extensions, resolved as on ``/v1/chat``; the SDK sends them through
+        ``extra_body``.
     """
 
     model_config = ConfigDict(extra="allow")
 
     model: str = Field(..., min_length=1)
     messages: list[ChatMessage] = Field(..., min_length=1)
-    stream: bool | None = False
+    stream: StrictBool | None = False
     stream_options: StreamOptions | None = None
     temperature: float | None = Field(None, ge=0, le=2)
     max_tokens: int | None = Field(None, ge=1, description="Deprecated by OpenAI; still honoured.")
@@ -56,7 +57,9 @@ class ChatCompletionRequest(BaseModel):
     user: str | None = None
     n: int | None = Field(None, description="Only 1 is supported.")
     collection: str | None = Field(None, min_length=1, max_length=128)
-    tags: list[str] | None = Field(None, description="Answer only from documents with a tag.")
+    tags: list[str] | None = Field(
+        None, max_length=50, description="Answer only from documents with a tag."
+    )
     scope: ChatScope | None = Field(
         None, description="Collections (replacing `collection`), a source, tags, a period."
     )
@@ -103,4 +106,12 @@ class ChatCompletion(BaseModel):
         None,
         description="0–1: how well the retrieved passages support the answer's sentences "
         "(null when nothing was retrieved).",
+    )
+    language: str | None = Field(
+        None,
+        description="ISO 639-1 code of the language the answer is written in (detected; "
+        "null when unknown), which may differ from `requested_language`.",
+    )
+    requested_language: str | None = Field(
+        None, description="The language asked for: `language`, or the question's when `auto`."
     )

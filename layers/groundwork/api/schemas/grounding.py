@@ -1,13 +1,16 @@
 """``groundingConfigs/*:check``: Vertex AI's check-grounding request and response, in camelCase.
 
-Numbers and booleans arrive as JSON strings from some clients ("0.6", "true"); pydantic's lax
-mode accepts both forms. Limits are checked by the grounding service, which gives each its own
-error code.
+Numbers and booleans arrive as JSON strings from some clients ("0.6", "true"): both forms are
+accepted, and the schema says so. A boolean is ``true``/``false`` or those words as strings;
+a number (``0``) or another word (``"yes"``) is refused. Limits are checked by the grounding
+service, which gives each its own error code.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic.alias_generators import to_camel
 
 from groundwork.grounding.model import (
@@ -16,6 +19,42 @@ from groundwork.grounding.model import (
     CheckResponse,
     Fact,
 )
+
+
+def _json_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError('must be a boolean: true or false, or the string "true" or "false"')
+
+
+def _json_number(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number")  # bool is an int to Python, not to JSON
+    return value
+
+
+#: ``true``, ``false``, ``"true"`` or ``"false"``.
+JsonBool = Annotated[
+    bool,
+    BeforeValidator(_json_bool),
+    WithJsonSchema({"anyOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false"]}]}),
+]
+#: A number in [0, 1], or one written as a string (``"0.6"``); the range is checked by the
+#: grounding service, with its own code.
+UnitNumber = Annotated[
+    float,
+    BeforeValidator(_json_number),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": 0, "maximum": 1},
+                {"type": "string", "pattern": r"^\s*(0(\.\d+)?|1(\.0+)?|\.\d+)\s*$"},
+            ]
+        }
+    ),
+]
 
 
 class _Camel(BaseModel):
@@ -28,8 +67,8 @@ class GroundingFact(_Camel):
 
 
 class GroundingSpec(_Camel):
-    citation_threshold: float = DEFAULT_CITATION_THRESHOLD
-    enable_claim_level_score: bool = False
+    citation_threshold: UnitNumber = DEFAULT_CITATION_THRESHOLD
+    enable_claim_level_score: JsonBool = False
 
 
 class CheckGroundingRequest(_Camel):

@@ -17,6 +17,18 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+// A source's URL as a link the page may follow: http(s) or relative, resolved as the browser
+// would; null for anything else (`javascript:`, `data:`…), which is shown as text only.
+export function safeHref(url) {
+  if (typeof url !== "string") return null;
+  try {
+    const resolved = new URL(url, document.baseURI);
+    return resolved.protocol === "http:" || resolved.protocol === "https:" ? resolved.href : null;
+  } catch {
+    return null;
+  }
+}
+
 // The answer cut after each run of markers: "A. [1] B. [2][3] C." gives three sentences, the
 // last one citing nothing. Markers are one-based; citations' document_index is zero-based.
 export function sentences(text) {
@@ -111,6 +123,11 @@ async function tint(parts, byMarker) {
   return Promise.all(checks);
 }
 
+function sourceLink(url) {
+  const href = safeHref(url);
+  return href ? el("a", { href, rel: "noopener" }, url) : el("span", { class: "url" }, url);
+}
+
 function openPassage(panel, citation, number, opener) {
   for (const marker of panel.parentElement.querySelectorAll(".marker")) {
     marker.setAttribute("aria-expanded", String(marker === opener));
@@ -133,7 +150,7 @@ function openPassage(panel, citation, number, opener) {
       el("h3", {}, `[${number}] ${citation.cited_text_heading || citation.document_title || ""}`),
       el("blockquote", {}, citation.cited_text),
       el("dl", {}, ...facts.flatMap(([term, value]) => [el("dt", {}, term), el("dd", {}, value)])),
-      el("p", {}, el("a", { href: citation.source_url, rel: "noopener" }, citation.source_url)),
+      el("p", {}, sourceLink(citation.source_url)),
     );
   }
   panel.append(el("button", { type: "button", class: "close", onclick: close }, "Close"));

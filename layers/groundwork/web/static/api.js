@@ -49,7 +49,7 @@ export async function call(method, path, body) {
 // POST /v1/chat with stream: true; calls onToken(text) per delta and resolves with the done
 // payload. An `error` event rejects with its code, like an HTTP error would.
 export async function streamChat(body, onToken) {
-  const response = await fetch("/v1/chat", {
+  const response = await fetch("v1/chat", {
     method: "POST",
     headers: { ...headers(), Accept: "text/event-stream" },
     body: JSON.stringify({ ...body, stream: true }),
@@ -85,7 +85,7 @@ function parseEvent(block) {
 }
 
 export function checkGrounding(candidate, facts, threshold, claimScores = true) {
-  return call("POST", "/v1/grounding:check", {
+  return call("POST", "v1/grounding:check", {
     answerCandidate: candidate,
     facts,
     groundingSpec: { citationThreshold: threshold, enableClaimLevelScore: claimScores },
@@ -93,26 +93,26 @@ export function checkGrounding(candidate, facts, threshold, claimScores = true) 
 }
 
 export function collections() {
-  return call("GET", "/v1/collections");
+  return call("GET", "v1/collections");
 }
 
 // One page of the key's user's conversations, most recently updated first.
 export function conversations(limit, cursor = null) {
   const query = new URLSearchParams({ limit: String(limit) });
   if (cursor) query.set("cursor", cursor);
-  return call("GET", `/v1/conversations?${query}`);
+  return call("GET", `v1/conversations?${query}`);
 }
 
 export function feed(conversationId) {
-  return call("GET", `/v1/conversations/${encodeURIComponent(conversationId)}/feed`);
+  return call("GET", `v1/conversations/${encodeURIComponent(conversationId)}/feed`);
 }
 
 export function conversation(conversationId) {
-  return call("GET", `/v1/conversations/${encodeURIComponent(conversationId)}`);
+  return call("GET", `v1/conversations/${encodeURIComponent(conversationId)}`);
 }
 
 export function selectVersion(conversationId, questionId) {
-  return call("POST", `/v1/conversations/${encodeURIComponent(conversationId)}/versions`, {
+  return call("POST", `v1/conversations/${encodeURIComponent(conversationId)}/versions`, {
     question_id: questionId,
   });
 }

@@ -5,6 +5,7 @@ import { askedConversation, setupAsk } from "./ask.js";
 import { setupConversations, showConversations } from "./conversations.js";
 import { setupGrounding } from "./grounding.js";
 import { loadCollections } from "./scope.js";
+import { setupStarters } from "./starters.js";
 
 const tabs = [...document.querySelectorAll("[role=tab]")];
 
@@ -53,4 +54,5 @@ document.getElementById("key-form").addEventListener("submit", (event) => {
 setupAsk();
 setupConversations();
 setupGrounding();
+setupStarters();
 document.body.dataset.ready = "true";

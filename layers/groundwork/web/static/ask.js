@@ -69,6 +69,25 @@ export async function streamInto(target, body, errorBox) {
   }
 }
 
+// A language's name in English ("de" → "German"); the code itself when the browser has none.
+function languageName(code) {
+  try {
+    return new Intl.DisplayNames(["en"], { type: "language" }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+// The extractive composer can only quote: without documents in the asked language it answers
+// in theirs (a model may not comply either), and the page says so. A text node: nothing the
+// server sends is read as markup.
+function languageNotice(done) {
+  const { language, requested_language: requested } = done;
+  if (!language || !requested || language === requested) return [];
+  const text = `This answer is in ${languageName(language)}, not in ${languageName(requested)} as asked.`;
+  return [el("p", { class: "language-notice", role: "note" }, text)];
+}
+
 export function showDone(target, done, onFresh) {
   const body = el("div", { class: "answer-body" });
   const scored = renderAnswer(body, done.text, done.citations);
@@ -79,7 +98,7 @@ export function showDone(target, done, onFresh) {
     done.quality,
     done.language ? ` · ${done.language}` : "",
   );
-  target.replaceChildren(body, meta);
+  target.replaceChildren(body, meta, ...languageNotice(done));
   if (done.cached) {
     target.append(
       el(
@@ -110,6 +129,12 @@ async function ask(body) {
   const fresh = () =>
     ask({ ...body, bypass_cache: true, version_of: done.question_id, conversation_id: conversationId });
   await showDone(answer, done, fresh);
+}
+
+// Asks `question` as the form would, with `overrides` on top (a starter's `language`).
+export function askWith(question, overrides) {
+  $("ask-question").value = question;
+  ask({ ...request(question), ...overrides });
 }
 
 export function setupAsk() {

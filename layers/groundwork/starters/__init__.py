@@ -1,0 +1,1 @@
+"""Starters: suggested questions per collection (docs/starters.md)."""

@@ -1,0 +1,163 @@
+"""Proposals at ingest: questions of the document, in its language, kept only when answered
+with a citation; replaced when the source changes, gone when it is deleted."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from groundwork.answer.service import AnswerOptions
+from groundwork.generation.base import Turn
+from groundwork.ingest.document import Document, Passage
+from groundwork.ingest.pipeline import parse
+from groundwork.retrieval.base import SearchFilter
+from groundwork.starters.candidates import candidates, document_language
+from groundwork.starters.factory import answer_service
+from groundwork.starters.proposer import StarterProposer
+from tests.starters.conftest import GERMAN, Service
+
+CATECHISM_LIKE = """Q. 1. Who made the world?
+A. God made the world.
+
+Q. 2. Who is God?
+A. God is the Creator of heaven and earth, and of all things.
+
+Q. 3. What is man?
+A. Man is a creature composed of body and soul, and made to the image and likeness of God.
+
+Q. 4. Why did God make you?
+A. God made me to know Him, to love Him, and to serve Him in this world.
+"""
+
+
+def test_given_a_german_document_when_ingested_then_its_starters_are_german_and_answered(
+    tmp_path: Path, service: Service
+) -> None:
+    shutil.copy(GERMAN, tmp_path / "brot.md")
+
+    report = service.ingestor.ingest([tmp_path / "brot.md"], collection="backen", root=tmp_path)
+
+    assert report.added == 1
+    starters = service.stores.starters.list_starters("backen")
+    assert [s.text for s in starters] == [
+        "Was sagen die Dokumente zu „Sauerteig ansetzen“?",
+        "Was sagen die Dokumente zu „Die richtige Mehlsorte“?",
+        "Was sagen die Dokumente zu „Backen im Holzofen“?",
+    ]
+    (source,) = service.ingestor._storage.list_sources("backen")
+    assert {(s.language, s.source_id, s.origin) for s in starters} == {
+        ("de", source.id, "proposed")
+    }
+    answers = answer_service(service.settings)
+    for starter in starters:
+        answer = answers.answer(
+            [Turn("user", starter.text)],
+            SearchFilter(collections=["backen"]),
+            AnswerOptions(language=starter.language),
+        )
+        assert answer.citations, starter.text
+        assert all(c.document_title == "Brot backen" for c in answer.citations)
+
+
+def test_given_a_changed_source_when_reingested_then_its_proposals_are_replaced(
+    tmp_path: Path, service: Service
+) -> None:
+    document = tmp_path / "brot.md"
+    shutil.copy(GERMAN, document)
+    service.ingestor.ingest([document], collection="backen", root=tmp_path)
+    text = document.read_text().replace("## Backen im Holzofen", "## Backen im Gasofen")
+    document.write_text(text.replace("Holzofen", "Gasofen"))
+
+    service.ingestor.ingest([document], collection="backen", root=tmp_path)
+
+    texts = [s.text for s in service.stores.starters.list_starters("backen")]
+    assert "Was sagen die Dokumente zu „Backen im Gasofen“?" in texts
+    assert not any("Holzofen" in t for t in texts)
+    assert len(texts) == 3
+
+    service.ingestor.delete(document, collection="backen")
+
+    assert service.stores.starters.list_starters("backen") == []
+
+
+def test_given_a_check_that_refuses_when_proposing_then_nothing_is_kept(
+    tmp_path: Path, service: Service
+) -> None:
+    shutil.copy(GERMAN, tmp_path / "brot.md")
+    service.ingestor.ingest([tmp_path / "brot.md"], collection="backen", root=tmp_path)
+    asked: list[tuple[str, int]] = []
+
+    def refuse_all(question: str, answer: object) -> bool:
+        asked.append((question, len(getattr(answer, "citations", []))))
+        return False
+
+    proposer = StarterProposer(
+        answer_service(service.settings), service.stores.starters, checks=[refuse_all]
+    )
+    kept = proposer.propose(parse(".md", GERMAN.read_bytes()), "backen", "brot")
+
+    assert kept == []
+    assert service.stores.starters.list_starters("backen")  # the other source's stay
+    # Each check sees the question and the pipeline's cited answer to it.
+    assert len(asked) == 3
+    assert all(citations > 0 for _, citations in asked)
+
+
+def test_given_a_question_nothing_answers_when_proposing_then_it_is_dropped(
+    service: Service,
+) -> None:
+    """An answer without a citation (the composer found nothing) keeps a candidate out."""
+    document = Document(
+        title="Notes",
+        passages=[
+            Passage("Q. 1. What colour is the sky?\nA. The sky is blue on a clear day."),
+            Passage("Q. 2. Who wrote the Iliad?\nA. Homer wrote the Iliad."),
+            Passage("Q. 3. Where do penguins live?\nA. Penguins live in the south."),
+        ],
+    )
+    proposer = StarterProposer(answer_service(service.settings), service.stores.starters)
+
+    kept = proposer.propose(document, "empty", "notes")  # "empty" holds no card at all
+
+    assert kept == []
+
+
+def test_given_a_qa_text_with_a_licence_when_candidates_are_read_then_its_own_questions_only() -> (
+    None
+):
+    licence = Passage(
+        "Q. 9. What is Project Gutenberg?\nA. This eBook is for the use of anyone, under the "
+        "terms of the Project Gutenberg License."
+    )
+    passages = [Passage(p) for p in CATECHISM_LIKE.split("\n\n")]
+    document = Document(title="Catechism", passages=[licence, *passages])
+
+    found = candidates(document, document_language(document))
+
+    assert [c.text for c in found] == [
+        "Who made the world?",
+        "Who is God?",
+        "What is man?",
+        "Why did God make you?",
+    ]
+    assert {(c.language, c.kind) for c in found} == {("en", "question")}
+
+
+def test_given_an_essay_with_rhetorical_questions_when_read_then_its_headings_ask_instead() -> None:
+    essay = Document(
+        title="Essays",
+        passages=[
+            Passage(
+                "Is it not plain that a divided people is weaker? Every nation has found so.",
+                heading_path=["FEDERALIST No. 2. Concerning Dangers from Foreign Force"],
+            ),
+            *[
+                Passage(f"The militia of each state is trained in its own way, part {n}.")
+                for n in range(10)
+            ],
+        ],
+    )
+
+    found = candidates(essay, "en")
+
+    assert [c.text for c in found] == ["What is said about dangers from foreign force?"]

@@ -1,0 +1,30 @@
+"""The OpenSearch index's embedder loads the model on its first text: a function that only
+lists and counts (scope) never imports onnxruntime, so it runs on the slim layer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from groundwork.embeddings.factory import DIMENSIONS
+from groundwork.embeddings.minilm import MiniLMEmbedder
+
+SCRIPT = """
+import sys
+from groundwork.embeddings.factory import get_lazy_embedder
+embedder = get_lazy_embedder()
+print("onnxruntime" in sys.modules, embedder.dimension)
+vectors = embedder.embed(["a cold start"])
+print("onnxruntime" in sys.modules, vectors.shape)
+"""
+
+
+def test_given_the_lazy_embedder_when_built_then_no_model_loads_until_it_embeds() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True
+    )
+
+    built, embedded = done.stdout.splitlines()
+    assert built == f"False {MiniLMEmbedder.dimension}"
+    assert embedded == f"True (1, {MiniLMEmbedder.dimension})"
+    assert DIMENSIONS["minilm"] == MiniLMEmbedder.dimension
