@@ -53,7 +53,7 @@ def test_given_markers_when_exporting_markdown_then_footnotes_for_cited_sources_
 
     assert exported.startswith("Twice a month [^1]. Unknown [7].")
     assert exported.endswith(
-        "[^1]: Tides & <Currents>, Spring tides, 2024. <https://example.org/0?a=1&b=2>\n"
+        "[^1]: Tides &amp; &lt;Currents&gt;, Spring tides, 2024. <https://example.org/0?a=1&b=2>\n"
     )
 
 
@@ -84,6 +84,28 @@ def test_given_a_script_url_when_exporting_then_it_is_text_never_a_link(url: str
     assert hrefs == ["#fn-1", "#ref-1"]
     assert "<script>" not in exported
     assert f"<{url}>" not in markdown
+
+
+def test_given_markup_in_titles_text_and_links_when_exporting_markdown_then_none_is_markup() -> (
+    None
+):
+    """Given a title, an answer and a link holding HTML, when exported as Markdown (whose
+    renderers often pass raw HTML through), then each is written as entities or encoded."""
+    hostile = citation(0).model_copy(
+        update={
+            "document_title": '<img src=x onerror="alert(1)">',
+            "source_url": "https://example.org/a><script>alert(1)</script>",
+        }
+    )
+
+    markdown = export_answer("Tides <b>rise</b> & fall [1].", [hostile], "markdown")
+
+    assert "<img" not in markdown
+    assert "<script>" not in markdown
+    assert "<b>" not in markdown
+    assert markdown.startswith("Tides &lt;b&gt;rise&lt;/b&gt; &amp; fall [^1].")
+    assert '&lt;img src=x onerror="alert(1)"&gt;' in markdown
+    assert "<https://example.org/a%3E%3Cscript%3Ealert(1)%3C/script%3E>" in markdown
 
 
 def test_given_relative_and_http_urls_when_exporting_html_then_both_are_links() -> None:

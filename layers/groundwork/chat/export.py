@@ -1,6 +1,8 @@
 """The answer in a document format, its ``[n]`` markers turned into footnotes.
 
-``markdown``: ``[^n]`` references and a footnote list (CommonMark + GFM footnotes).
+``markdown``: ``[^n]`` references and a footnote list (CommonMark + GFM footnotes); ``&``,
+``<`` and ``>`` are written as entities, so no document text becomes markup in a renderer
+that passes raw HTML through.
 ``html``: ``<sup>`` links to an ordered list of sources; all text is escaped.
 
 A source is a link only when its URL is http(s) or relative (``domain/links.py``); any other
@@ -42,10 +44,12 @@ def _label(citation: Citation) -> str:
 
 def _markdown(text: str, by_number: dict[int, Citation]) -> str:
     body = _MARKER.sub(
-        lambda m: f"[^{m.group(1)}]" if int(m.group(1)) in by_number else m.group(0), text
+        lambda m: f"[^{m.group(1)}]" if int(m.group(1)) in by_number else m.group(0),
+        _markdown_text(text),
     )
     notes = [
-        f"[^{n}]: {_label(c)}. {_markdown_link(c.source_url)}" for n, c in sorted(by_number.items())
+        f"[^{n}]: {_markdown_text(_label(c))}. {_markdown_link(c.source_url)}"
+        for n, c in sorted(by_number.items())
     ]
     return body if not notes else body.rstrip() + "\n\n" + "\n".join(notes) + "\n"
 
@@ -75,6 +79,12 @@ def _html_link(url: str) -> str:
     return f'<a href="{html.escape(link)}">{shown}</a>' if link else f"<span>{shown}</span>"
 
 
+def _markdown_text(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
 def _markdown_link(url: str) -> str:
     link = safe_link(url)
-    return f"<{link}>" if link else f"`{url.replace('`', '')}`"
+    if link:  # an autolink ends at its first ">" and holds no space: those are escaped
+        return "<" + link.replace("<", "%3C").replace(">", "%3E").replace(" ", "%20") + ">"
+    return f"`{url.replace('`', '')}`"
