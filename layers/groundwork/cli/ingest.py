@@ -31,10 +31,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from groundwork.ingest.pipeline import Ingestor
     from groundwork.retrieval.factory import get_retriever
+    from groundwork.settings import get_settings
     from groundwork.storage.factory import get_storage
 
     path: Path = args.path
-    ingestor = Ingestor(get_retriever(), get_storage())
+    settings = get_settings()
+    ingestor = Ingestor(get_retriever(settings), get_storage(settings))
     if args.delete:
         report = ingestor.delete(path, collection=args.collection)
         print(f"{report.deleted} documents deleted; {report.cards} passages removed")
