@@ -97,3 +97,33 @@ def test_given_a_revoked_key_when_used_then_401_and_revoking_again_is_not_found(
     assert other_after.status_code == 401
     assert again[0] == 1
     assert "not found" in again[2]
+
+
+def test_given_an_ingested_collection_when_granted_without_registering_then_the_key_answers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    get_retriever(get_settings()).upsert(cards())
+    admin(capsys, "create-user", "erin")
+
+    granted = admin(capsys, "grant", "erin", "catechism")
+    _, key, _ = admin(capsys, "create-key", "erin")
+
+    with TestClient(create_app(get_settings())) as client:
+        response = client.post("/v1/chat", json=ask("Who made us?"), headers=bearer(key))
+    assert granted == (0, "erin may see catechism", "")
+    assert response.status_code == 200
+
+
+def test_given_a_grant_that_cannot_be_made_then_the_message_names_what_is_missing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    get_retriever(get_settings()).upsert(cards())
+    admin(capsys, "create-user", "frank")
+
+    no_user = admin(capsys, "grant", "nobody", "catechism")
+    no_collection = admin(capsys, "grant", "frank", "nowhere")
+
+    assert no_user[0] == no_collection[0] == 1
+    assert "user nobody" in no_user[2]
+    assert "collection nowhere" in no_collection[2]
+    assert "nothing is ingested" in no_collection[2]

@@ -158,15 +158,18 @@ class Generation(ChatRun):
                 citations = _citations(plan.cached.get("citations"))
                 support = _number(plan.cached.get("support_score"))
                 language = plan.cached.get("language")
+                answerability = _number(plan.cached.get("answerability"))
                 yield Token(text)
             else:
                 text, citations, support, language = "", [], None, None
+                answerability = None
                 stream = self.service.answerer.stream(
                     plan.question,
                     plan.history,
                     plan.where,
                     language=plan.language,
                     quality=plan.quality,
+                    follow_up=plan.body.version_of is None,
                 )
                 try:
                     for event in stream:
@@ -175,13 +178,14 @@ class Generation(ChatRun):
                         if isinstance(event, Finish):
                             citations, support = event.citations, event.support_score
                             language = event.language
+                            answerability = event.answerability
                         elif event.text:
                             text += event.text
                             yield Token(event.text)
                 finally:
                     stream.close()
             written = language if isinstance(language, str) else None
-            payload = self.service.store(plan, text, citations, support, written)
+            payload = self.service.store(plan, text, citations, support, written, answerability)
             finished = True
             yield Done(payload)
         finally:
@@ -510,6 +514,7 @@ class ChatService:
         citations: list[Citation],
         support: float | None,
         language: str | None = None,
+        answerability: float | None = None,
     ) -> dict[str, JsonValue]:
         """Write the turn (and complete the request) in one transaction; the done payload."""
         body, conversations = plan.body, self.stores.conversations
@@ -532,6 +537,7 @@ class ChatService:
                     "requested_language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
+                    "answerability": answerability,
                 },
                 created=int(time.time()),
             )
@@ -581,6 +587,7 @@ class ChatService:
                     "citations": payload["citations"],
                     "support_score": payload["support_score"],
                     "language": payload["language"],
+                    "answerability": payload["answerability"],
                 }
                 self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
             explicit = "quality" in plan.body.model_fields_set
@@ -610,6 +617,7 @@ def _done_payload(
         "text": record.answer,
         "citations": citations,
         "support_score": record.support,
+        "answerability": record.details.get("answerability"),
         "cached": record.cached,
         "language": language,
         "requested_language": plan.language,

@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     path: Path = args.path
     settings = get_settings()
     ingestor = Ingestor(
-        get_retriever(),
-        get_storage(),
+        get_retriever(settings),
+        get_storage(settings),
         starter_proposer(settings),
         max_file_bytes=settings.ingest_max_file_bytes,
     )

@@ -46,7 +46,8 @@ router = APIRouter(prefix="/v1", tags=["chat completions"])
 
 _STREAM_DOC = (
     "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
-    "chunk (empty `delta`, `finish_reason`) carries `citations` and `support_score`."
+    "chunk (empty `delta`, `finish_reason`) carries `citations`, `support_score` and "
+    "`answerability`."
 )
 
 
@@ -110,6 +111,7 @@ async def create_chat_completion(
             support_score=answer.support_score,
             language=answer.language,
             requested_language=options.language,
+            answerability=answer.answerability,
         )
     events = service.stream(turns, where, options)
     # The first event is awaited a while before the response starts, so that a bad request or
@@ -163,6 +165,7 @@ async def _sse(
                         "support_score": event.support_score,
                         "language": event.language,
                         "requested_language": requested_language,
+                        "answerability": event.answerability,
                     }
                 )
                 if prompt_tokens is not None:

@@ -115,3 +115,8 @@ class ChatCompletion(BaseModel):
     requested_language: str | None = Field(
         None, description="The language asked for: `language`, or the question's when `auto`."
     )
+    answerability: float = Field(
+        ...,
+        description="0–1: how likely the documents answer the question (and, for a model's "
+        "answer, that its sentences address it); under 0.5 the extractive composer refuses.",
+    )
