@@ -1,30 +1,31 @@
 """Unzipped package size of every Lambda function, layers included, against the 250 MB limit.
 
-The dependency layer is built as ``sam build`` builds it (``layers/dependencies/Makefile``):
-``requirements.txt`` installed for Lambda's platform (manylinux x86_64, CPython 3.12, wheels
-only) into a temporary folder, then the packages of ``prune.txt`` removed. The groundwork
-layer and each function's code are measured from the checkout. boto3 is not installed: the
-Python runtime provides it.
+The dependency layers are built by the very targets ``sam build`` runs
+(``layers/dependencies/Makefile``: the hash-pinned lock file installed for Lambda's platform
+without bytecode, then ``prune.txt`` removed), each function is measured with the layers the
+template gives it, and ``--sam-build .aws-sam/build`` measures what ``sam build`` produced
+instead. boto3 is not installed: the Python runtime provides it. The chat function also gets
+the Lambda Web Adapter layer, which is not measured here (about 5 MB).
 
 With a Python 3.12 (``--python``, default ``python3.12`` on the PATH), every handler is then
-imported from the layers alone (a bare 3.12 virtual environment, ``PYTHONPATH`` = function,
-groundwork layer, dependency layer) and the embedding model is run once, so that a pruned
-package that is still needed shows up here rather than in Lambda.
+imported from its layers alone (a bare 3.12 virtual environment, ``PYTHONPATH`` = function,
+groundwork layer, its dependency layer); the functions on the full layer run the embedding
+model once, those on the slim one must not import onnxruntime.
 
-Run: ``.venv/bin/python bench/package_size.py [--keep DIR]`` (downloads wheels once; pip's
-cache makes later runs quick).
+Run: ``.venv/bin/python bench/package_size.py [--keep DIR] [--sam-build .aws-sam/build]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from cfnlint.decode import cfn_yaml
 
 from groundwork.cli.invoke import FUNCTIONS
 
@@ -36,57 +37,52 @@ MB = 1024 * 1024
 SMOKE = """
 import importlib, sys
 importlib.import_module(sys.argv[1])
-from groundwork.embeddings.factory import get_embedder
-assert len(get_embedder().embed(["a cold start"])[0]) == 384
+if sys.argv[2] == "DependenciesLayer":
+    from groundwork.embeddings.factory import get_embedder
+    assert len(get_embedder().embed(["a cold start"])[0]) == 384
+else:
+    assert "onnxruntime" not in sys.modules, "the slim layer's function imported onnxruntime"
 """
+DEPENDENCY_LAYERS = ("DependenciesLayer", "SlimDependenciesLayer")
 
 
 def tree_size(path: Path) -> int:
+    """Bytes of the files under ``path``; a checkout's ``__pycache__`` (from local runs) does
+    not ship: the layers are built without bytecode."""
     return sum(
-        f.stat().st_size
-        for f in path.rglob("*")
-        if f.is_file() and "__pycache__" not in f.parts and ".egg-info" not in str(f)
+        f.stat().st_size for f in path.rglob("*") if f.is_file() and "__pycache__" not in f.parts
     )
 
 
-def install(target: Path) -> None:
+def build(layer: str, artifacts: Path) -> None:
+    """``make build-{layer}`` as ``sam build`` runs it."""
+    env = os.environ | {"PYTHON": sys.executable}
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--target",
-            str(target),
-            # Lambda's python3.12 runtime (Amazon Linux 2023, glibc 2.34) takes manylinux_2_28
-            # wheels, which onnxruntime now ships exclusively.
-            *("--platform", "manylinux_2_28_x86_64", "--platform", "manylinux2014_x86_64"),
-            "--implementation",
-            "cp",
-            "--python-version",
-            "3.12",
-            "--only-binary=:all:",
-            "-r",
-            str(LAYER / "requirements.txt"),
-        ],
+        ["make", "-s", "-C", str(LAYER), f"build-{layer}", f"ARTIFACTS_DIR={artifacts}"],
         check=True,
+        env=env,
     )
 
 
-def prune(target: Path) -> list[str]:
-    """Remove what ``prune.txt`` names, as the Makefile does; returns what was there."""
-    removed = []
-    for line in (LAYER / "prune.txt").read_text().splitlines():
-        pattern = re.sub(r"#.*", "", line).strip()
-        for path in target.glob(pattern) if pattern else ():
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-            removed.append(path.name)
-    return removed
+def function_layers() -> dict[str, tuple[str, str]]:
+    """Each function's code folder and dependency layer, from the template."""
+    template = cfn_yaml.loads((REPO / "template.yaml").read_text())
+    shared = template["Globals"]["Function"].get("Layers", [])
+    found = {}
+    for name, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        properties = resource["Properties"]
+        refs = [r["Ref"] for r in [*shared, *properties.get("Layers", [])] if "Ref" in r]
+        (layer,) = [r for r in refs if r in DEPENDENCY_LAYERS]
+        found[name] = (properties["CodeUri"].rstrip("/"), layer)
+    return found
 
 
-def smoke(target: Path, scratch: Path, python: str | None) -> dict[str, str]:
-    """Import each handler on python3.12 from the layers alone; 'ok' or the last error line."""
+def smoke(
+    built: dict[str, Path], groundwork: Path, scratch: Path, python: str | None
+) -> dict[str, str]:
+    """Import each handler on python3.12 from its layers alone; 'ok' or the last error line."""
     usable = python and subprocess.run([python, "-c", ""], capture_output=True).returncode == 0
     if not usable:
         return {}
@@ -94,20 +90,20 @@ def smoke(target: Path, scratch: Path, python: str | None) -> dict[str, str]:
     venv = scratch / "py312"
     subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True)
     results = {}
-    # The chat function's entry is the app factory run.sh hands to uvicorn.
-    modules = [(f.logical_id, f.code_dir, f.module) for f in FUNCTIONS.values()]
-    modules.append(("ChatFunction", "functions/api", "streaming"))
-    for name, code_dir, module in modules:
-        path = os.pathsep.join([str(REPO / code_dir), str(REPO / "layers"), str(target)])
+    entries = {f.logical_id: f.module for f in FUNCTIONS.values()}
+    entries["ChatFunction"] = "streaming"  # the app factory run.sh hands to uvicorn
+    for name, (code_dir, layer) in function_layers().items():
+        path = os.pathsep.join([str(REPO / code_dir), str(groundwork), str(built[layer])])
         env = {
             "PATH": os.environ["PATH"],
             "PYTHONPATH": path,
+            "PYTHONDONTWRITEBYTECODE": "1",
             "GROUNDWORK_DATA_DIR": str(scratch / "data"),
             "GROUNDWORK_BOOTSTRAP_DOCS": "false",
             "AWS_DEFAULT_REGION": "us-east-1",
         }
         done = subprocess.run(
-            [str(venv / "bin" / "python"), "-c", SMOKE, module],
+            [str(venv / "bin" / "python"), "-c", SMOKE, entries[name], layer],
             env=env,
             cwd=scratch,
             capture_output=True,
@@ -120,44 +116,49 @@ def smoke(target: Path, scratch: Path, python: str | None) -> dict[str, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keep", type=Path, help="install here and keep it (reused if present)")
+    parser.add_argument("--keep", type=Path, help="build the layers here and keep them")
+    parser.add_argument(
+        "--sam-build", type=Path, help="measure the layers `sam build` wrote here instead"
+    )
     parser.add_argument(
         "--python", default=shutil.which("python3.12"), help="a Python 3.12 for the import check"
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
-        target = args.keep or Path(scratch) / "python"
-        if not (target.exists() and any(target.iterdir())):
-            install(target)
-        before = tree_size(target)
-        removed = prune(target)
-        packages = sorted(
-            ((tree_size(p), p.name) for p in target.iterdir() if p.is_dir()), reverse=True
+        root = args.keep or Path(scratch) / "layers"
+        if args.sam_build:
+            built = {layer: args.sam_build / layer / "python" for layer in DEPENDENCY_LAYERS}
+            groundwork = args.sam_build / "GroundworkLayer" / "python"
+        else:
+            built = {layer: root / layer / "python" for layer in DEPENDENCY_LAYERS}
+            for layer in DEPENDENCY_LAYERS:
+                if not built[layer].is_dir():
+                    build(layer, root / layer)
+            groundwork = REPO / "layers"
+        sizes = {layer: tree_size(path) for layer, path in built.items()}
+        groundwork_size = tree_size(groundwork / "groundwork")
+        largest = sorted(
+            ((tree_size(p), p.name) for p in built["DependenciesLayer"].iterdir() if p.is_dir()),
+            reverse=True,
         )
-        dependencies = tree_size(target)
-        imports = smoke(target, Path(scratch), args.python)
-    groundwork = tree_size(REPO / "layers/groundwork")
+        imports = smoke(built, groundwork, Path(scratch), args.python)
 
     print("| layer | unzipped MB |")
     print("|---|---:|")
-    print(f"| groundwork (layers/groundwork) | {groundwork / MB:.1f} |")
-    print(f"| dependencies, as installed | {before / MB:.1f} |")
-    print(f"| dependencies, after prune.txt | {dependencies / MB:.1f} |")
+    print(f"| GroundworkLayer (groundwork) | {groundwork_size / MB:.1f} |")
+    for layer, size in sizes.items():
+        print(f"| {layer} | {size / MB:.1f} |")
     print()
-    print("pruned:", ", ".join(sorted(removed)) or "nothing (already pruned)")
-    print("largest packages:", ", ".join(f"{n} {s / MB:.1f}" for s, n in packages[:8]))
+    print("largest packages (full layer):", ", ".join(f"{n} {s / MB:.1f}" for s, n in largest[:8]))
     print()
-    print("| function | code MB | total MB (with layers) | of 250 MB | fits | imports on 3.12 |")
-    print("|---|---:|---:|---:|---|---|")
-    functions = {f.logical_id: f.code_dir for f in FUNCTIONS.values()}
-    functions["ChatFunction"] = "functions/api"  # plus the Lambda Web Adapter layer (~ few MB)
-    for name, code_dir in functions.items():
+    print("| function | dependency layer | total MB (with layers) | of 250 MB | imports on 3.12 |")
+    print("|---|---|---:|---:|---|")
+    for name, (code_dir, layer) in function_layers().items():
         code = tree_size(REPO / code_dir)
-        total = code + groundwork + dependencies
-        imported = imports.get(name, "no Python 3.12")
+        total = code + groundwork_size + sizes[layer]
         print(
-            f"| {name} | {code / MB:.3f} | {total / MB:.1f} | {100 * total / LIMIT:.0f}% "
-            f"| {'yes' if total < LIMIT else 'NO'} | {imported} |"
+            f"| {name} | {layer} | {total / MB:.1f} | {100 * total / LIMIT:.0f}% "
+            f"| {imports.get(name, 'no Python 3.12')} |"
         )
 
 
