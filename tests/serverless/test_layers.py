@@ -101,3 +101,16 @@ def test_given_the_functions_on_the_slim_layer_then_their_handlers_import_no_emb
             check=True,
         )
         assert done.stdout.strip() == "[]", function.logical_id
+
+
+def test_given_no_pydantic_v1_as_in_the_layers_then_every_handler_still_imports() -> None:
+    script = (
+        "import importlib, sys; sys.modules['pydantic.v1'] = None; "
+        "importlib.import_module(sys.argv[1])"
+    )
+    entries = [(f.code_dir, f.module) for f in FUNCTIONS.values()]
+    entries.append(("functions/api", "streaming"))
+    for code_dir, module in entries:
+        env = os.environ | {"PYTHONPATH": str(REPO / code_dir), "AWS_DEFAULT_REGION": "us-east-1"}
+        subprocess.run([sys.executable, "-c", script, module], env=env, check=True)
+    assert "pydantic/v1" in (LAYER / "prune.txt").read_text().splitlines()
