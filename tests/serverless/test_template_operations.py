@@ -162,7 +162,7 @@ def test_given_every_queue_of_failures_then_its_depth_has_an_alarm(
         if a["Properties"]["MetricName"] == "ApproximateNumberOfMessagesVisible"
     }
 
-    assert len(failure_queues) == 2
+    assert len(failure_queues) == 3
     assert failure_queues <= depth_alarmed
 
 
