@@ -1,75 +1,164 @@
-"""Unzipped size of every Lambda function with its layers, as ``sam build`` produces them.
+"""Unzipped package size of every Lambda function, layers included, against the 250 MB limit.
 
-Measures the build folder that ``scripts/lambda_local.sh build`` writes (``sam build`` of
-template.yaml, no container; default ``.lambda-local/sam-build``, or
-``$GROUNDWORK_SAM_BUILD_DIR``): every file counts, the ``.pyc`` that pip writes included, as
-Lambda counts the unzipped function and layers against 250 MB. The chat function's Web
-Adapter layer is measured from the adapter built from the same crate
-(``.lambda-local/adapter-layer``).
+The dependency layers are built by the very targets ``sam build`` runs
+(``layers/dependencies/Makefile``: the hash-pinned lock file installed for Lambda's platform
+without bytecode, then ``prune.txt`` removed), each function is measured with the layers the
+template gives it, and ``--sam-build .aws-sam/build`` measures what ``sam build`` produced
+instead. boto3 is not installed: the Python runtime provides it. The chat function also gets
+the Lambda Web Adapter layer, which is not measured here (about 5 MB).
 
-Run: ``scripts/lambda_local.sh build && .venv/bin/python bench/package_size.py``.
+With a Python 3.12 (``--python``, default ``python3.12`` on the PATH), every handler is then
+imported from its layers alone (a bare 3.12 virtual environment, ``PYTHONPATH`` = function,
+groundwork layer, its dependency layer); the functions on the full layer run the embedding
+model once, those on the slim one must not import onnxruntime.
+
+Run: ``.venv/bin/python bench/package_size.py [--keep DIR] [--sam-build .aws-sam/build]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
-from groundwork.local_lambda.functions import load
-from groundwork.local_lambda.stack import default_build_dir, default_tools_dir
+from cfnlint.decode import cfn_yaml
 
-# Lambda's "250 MB": 262,144,000 bytes, the function code and all its layers, unzipped.
-LIMIT = 250 * 1024 * 1024
+from groundwork.cli.invoke import FUNCTIONS
+
+REPO = Path(__file__).resolve().parents[1]
+LAYER = REPO / "layers" / "dependencies"
+LIMIT = 250 * 1024 * 1024  # Lambda: function code and all layers, unzipped
 MB = 1024 * 1024
 
+SMOKE = """
+import importlib, sys
+importlib.import_module(sys.argv[1])
+if sys.argv[2] == "DependenciesLayer":
+    from groundwork.embeddings.factory import get_embedder
+    assert len(get_embedder().embed(["a cold start"])[0]) == 384
+else:
+    assert "onnxruntime" not in sys.modules, "the slim layer's function imported onnxruntime"
+"""
+DEPENDENCY_LAYERS = ("DependenciesLayer", "SlimDependenciesLayer")
 
-def sizes(path: Path) -> tuple[int, int]:
-    """All bytes under ``path``, and those of its ``.pyc`` files."""
-    total = pyc = 0
-    for file in path.rglob("*"):
-        if file.is_file() and not file.is_symlink():
-            size = file.stat().st_size
-            total += size
-            pyc += size if file.suffix == ".pyc" else 0
-    return total, pyc
+
+def tree_size(path: Path) -> int:
+    """Bytes of the files under ``path``; a checkout's ``__pycache__`` (from local runs) does
+    not ship: the layers are built without bytecode."""
+    return sum(
+        f.stat().st_size for f in path.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+    )
+
+
+def build(layer: str, artifacts: Path) -> None:
+    """``make build-{layer}`` as ``sam build`` runs it."""
+    env = os.environ | {"PYTHON": sys.executable}
+    subprocess.run(
+        ["make", "-s", "-C", str(LAYER), f"build-{layer}", f"ARTIFACTS_DIR={artifacts}"],
+        check=True,
+        env=env,
+    )
+
+
+def function_layers() -> dict[str, tuple[str, str]]:
+    """Each function's code folder and dependency layer, from the template."""
+    template = cfn_yaml.loads((REPO / "template.yaml").read_text())
+    shared = template["Globals"]["Function"].get("Layers", [])
+    found = {}
+    for name, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        properties = resource["Properties"]
+        refs = [r["Ref"] for r in [*shared, *properties.get("Layers", [])] if "Ref" in r]
+        (layer,) = [r for r in refs if r in DEPENDENCY_LAYERS]
+        found[name] = (properties["CodeUri"].rstrip("/"), layer)
+    return found
+
+
+def smoke(
+    built: dict[str, Path], groundwork: Path, scratch: Path, python: str | None
+) -> dict[str, str]:
+    """Import each handler on python3.12 from its layers alone; 'ok' or the last error line."""
+    usable = python and subprocess.run([python, "-c", ""], capture_output=True).returncode == 0
+    if not usable:
+        return {}
+    assert python is not None
+    venv = scratch / "py312"
+    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True)
+    results = {}
+    entries = {f.logical_id: f.module for f in FUNCTIONS.values()}
+    entries["ChatFunction"] = "streaming"  # the app factory run.sh hands to uvicorn
+    for name, (code_dir, layer) in function_layers().items():
+        path = os.pathsep.join([str(REPO / code_dir), str(groundwork), str(built[layer])])
+        env = {
+            "PATH": os.environ["PATH"],
+            "PYTHONPATH": path,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "GROUNDWORK_DATA_DIR": str(scratch / "data"),
+            "GROUNDWORK_BOOTSTRAP_DOCS": "false",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+        done = subprocess.run(
+            [str(venv / "bin" / "python"), "-c", SMOKE, entries[name], layer],
+            env=env,
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+        )
+        lines = done.stderr.strip().splitlines()
+        results[name] = "ok" if done.returncode == 0 else lines[-1]
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build-dir", type=Path, default=default_build_dir())
+    parser.add_argument("--keep", type=Path, help="build the layers here and keep them")
+    parser.add_argument(
+        "--sam-build", type=Path, help="measure the layers `sam build` wrote here instead"
+    )
+    parser.add_argument(
+        "--python", default=shutil.which("python3.12"), help="a Python 3.12 for the import check"
+    )
     args = parser.parse_args()
-    functions = load(args.build_dir)
-    adapter = default_tools_dir() / "adapter-layer"
-    layers: dict[str, Path] = {}
-    for function in functions.values():
-        layers |= {Path(p).name: Path(p) for p in function.layers}
-        if function.external_layers:
-            layers["LambdaAdapterLayer (built from the crate)"] = adapter
-    measured = {name: sizes(path) for name, path in layers.items()}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = args.keep or Path(scratch) / "layers"
+        if args.sam_build:
+            built = {layer: args.sam_build / layer / "python" for layer in DEPENDENCY_LAYERS}
+            groundwork = args.sam_build / "GroundworkLayer" / "python"
+        else:
+            built = {layer: root / layer / "python" for layer in DEPENDENCY_LAYERS}
+            for layer in DEPENDENCY_LAYERS:
+                if not built[layer].is_dir():
+                    build(layer, root / layer)
+            groundwork = REPO / "layers"
+        sizes = {layer: tree_size(path) for layer, path in built.items()}
+        groundwork_size = tree_size(groundwork / "groundwork")
+        largest = sorted(
+            ((tree_size(p), p.name) for p in built["DependenciesLayer"].iterdir() if p.is_dir()),
+            reverse=True,
+        )
+        imports = smoke(built, groundwork, Path(scratch), args.python)
 
-    print("| layer | unzipped MiB | of which .pyc MiB |")
-    print("|---|---:|---:|")
-    for name, (total, pyc) in measured.items():
-        print(f"| {name} | {total / MB:.1f} | {pyc / MB:.1f} |")
-    for name, path in layers.items():
-        if (path / "python").is_dir() and len(list((path / "python").iterdir())) > 3:
-            biggest = sorted(
-                ((sizes(p)[0], p.name) for p in (path / "python").iterdir() if p.is_dir()),
-                reverse=True,
-            )
-            print(f"\nlargest in {name}:", ", ".join(f"{n} {s / MB:.1f}" for s, n in biggest[:8]))
+    print("| layer | unzipped MB |")
+    print("|---|---:|")
+    print(f"| GroundworkLayer (groundwork) | {groundwork_size / MB:.1f} |")
+    for layer, size in sizes.items():
+        print(f"| {layer} | {size / MB:.1f} |")
     print()
-    print("| function | code MiB | with its layers MiB | of 250 MiB | fits |")
-    print("|---|---:|---:|---:|---|")
-    for function in functions.values():
-        code, _ = sizes(Path(function.code))
-        own = [Path(p).name for p in function.layers]
-        if function.external_layers:
-            own.append("LambdaAdapterLayer (built from the crate)")
-        total = code + sum(measured[name][0] for name in own)
+    print("largest packages (full layer):", ", ".join(f"{n} {s / MB:.1f}" for s, n in largest[:8]))
+    print()
+    print("| function | dependency layer | total MB (with layers) | of 250 MB | imports on 3.12 |")
+    print("|---|---|---:|---:|---|")
+    for name, (code_dir, layer) in function_layers().items():
+        code = tree_size(REPO / code_dir)
+        total = code + groundwork_size + sizes[layer]
         print(
-            f"| {function.name} | {code / MB:.3f} | {total / MB:.1f} "
-            f"| {100 * total / LIMIT:.0f}% | {'yes' if total <= LIMIT else 'NO'} |"
+            f"| {name} | {layer} | {total / MB:.1f} | {100 * total / LIMIT:.0f}% "
+            f"| {imports.get(name, 'no Python 3.12')} |"
         )
 
 

@@ -31,17 +31,21 @@ from tests.serverless.conftest import (
 )
 
 EVENT = "before-call.dynamodb.TransactWriteItems"
-DONE = "after-call.dynamodb.TransactWriteItems"
 
 
 class Conflicts:
-    def __init__(self, hold_s: float = 0.005) -> None:
+    """A transaction holds its items for ``hold_s`` as it starts (DynamoDB's window for
+    conflicts); one that starts while another holds an item is cancelled as DynamoDB cancels it.
+    The hold ends before moto runs the transaction, so contention does not starve a worker on a
+    slow machine: it only makes transactions that start together collide."""
+
+    def __init__(self, hold_s: float = 0.01) -> None:
         self.hold_s = hold_s
         self.cancelled = 0
         self._held: set[str] = set()
         self._lock = threading.Lock()
 
-    def before(self, params: dict[str, Any], context: dict[str, Any], **_: Any) -> Any:
+    def before(self, params: dict[str, Any], **_: Any) -> Any:
         actions = json.loads(params["body"])["TransactItems"]
         keys = [
             json.dumps(next(iter(a.values())).get("Key") or a["Put"]["Item"]["id"]) for a in actions
@@ -66,13 +70,10 @@ class Conflicts:
                     "ResponseMetadata": {"HTTPStatusCode": 400},
                 }
             self._held.update(keys)
-        context["held"] = keys
-        time.sleep(self.hold_s)  # in flight a while, as across DynamoDB's replicas
-        return None
-
-    def after(self, context: dict[str, Any], **_: Any) -> None:
+        time.sleep(self.hold_s)
         with self._lock:
-            self._held.difference_update(context.pop("held", []))
+            self._held.difference_update(keys)
+        return None
 
 
 @pytest.fixture
@@ -80,12 +81,10 @@ def conflicts(aws: Aws) -> Iterator[Conflicts]:
     """Conflicts in every DynamoDB client made from boto3's default session from now on."""
     simulated = Conflicts()
     events = boto3._get_default_session().events
-    events.register(EVENT, simulated.before, unique_id="test-conflicts-before")
-    events.register(DONE, simulated.after, unique_id="test-conflicts-after")
+    events.register(EVENT, simulated.before, unique_id="test-conflicts")
     get_pipeline.cache_clear()
     yield simulated
-    events.unregister(EVENT, unique_id="test-conflicts-before")
-    events.unregister(DONE, unique_id="test-conflicts-after")
+    events.unregister(EVENT, unique_id="test-conflicts")
     get_pipeline.cache_clear()
 
 

@@ -162,7 +162,7 @@ def test_given_every_queue_of_failures_then_its_depth_has_an_alarm(
         if a["Properties"]["MetricName"] == "ApproximateNumberOfMessagesVisible"
     }
 
-    assert len(failure_queues) == 2
+    assert len(failure_queues) == 3
     assert failure_queues <= depth_alarmed
 
 
@@ -257,3 +257,14 @@ def test_given_a_function_that_searches_opensearch_then_it_signs_for_the_stack_r
     assert {"ChatFunction", "ApiFunction", "ScopeFunction"} <= set(searching)
     for variables in searching.values():
         assert variables["GROUNDWORK_OPENSEARCH_REGION"] == {"Ref": "AWS::Region"}
+
+
+def test_given_the_collection_then_its_standby_replicas_are_a_parameter(
+    resources: dict[str, Any],
+) -> None:
+    parameter = load_template()["Parameters"]["CollectionStandbyReplicas"]
+
+    assert resources["Collection"]["Properties"]["StandbyReplicas"] == {
+        "Ref": "CollectionStandbyReplicas"
+    }
+    assert parameter["AllowedValues"] == ["ENABLED", "DISABLED"]
