@@ -125,7 +125,8 @@ def main() -> None:
                     print(f"| {label:<19} | {quality:<7} | {ndcg:.3f}   | {r1:.3f} | {r10:.3f} "
                           f"| {p50:6.1f} | {p95:6.1f} |")  # fmt: skip
             print(
-                "ingest (vectors given): " + ", ".join(f"{k} {v:.1f} s" for k, v in ingest.items())
+                "ingest, vectors already computed: "
+                + ", ".join(f"{k} {v:.1f} s" for k, v in ingest.items())
             )
             print(f"load average when done: {os.getloadavg()[0]:.1f}")
         finally:
