@@ -43,7 +43,16 @@ class Settings(BaseSettings):
     opensearch_auth: Literal["none", "es", "aoss"] = Field(
         "none", description="SigV4 signing: es (managed domain), aoss (Serverless) or none."
     )
-    opensearch_region: str | None = Field(None, description="AWS region for SigV4 signing.")
+    opensearch_region: str | None = Field(
+        None, description="AWS region for SigV4 signing; None: AWS_REGION, then boto3's default."
+    )
+    opensearch_knn_engine: Literal["faiss", "lucene"] = Field(
+        "faiss", description="k-NN engine of a new index: faiss, or lucene (no native library)."
+    )
+    opensearch_shards: int = Field(1, ge=1, description="Primary shards of a new index.")
+    opensearch_replicas: int | None = Field(
+        None, ge=0, description="Replicas of a new index; None: the domain's default."
+    )
     embeddings: Literal["minilm"] = Field("minilm", description="The sentence embedding model.")
     generation: Literal["extractive", "openai", "bedrock", "llama"] = Field(
         "extractive",

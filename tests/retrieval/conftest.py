@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -49,3 +51,22 @@ def embedder() -> HashingEmbedder:
 @pytest.fixture
 def index(tmp_path: Path, embedder: HashingEmbedder) -> EmbeddedIndex:
     return EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+
+
+@pytest.fixture(scope="session")
+def opensearch_client() -> Any:
+    """A client of the live node; outside CI, without one, the tests that need it skip."""
+    url = os.environ.get("GROUNDWORK_OPENSEARCH_URL")
+    if not url:
+        reason = "GROUNDWORK_OPENSEARCH_URL is not set: run `eval $(scripts/services.sh up)`"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI runs every live suite; {reason}")
+        pytest.skip(reason)
+    from groundwork.retrieval.opensearch import connect
+
+    auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
+    return connect(
+        url,
+        region=os.environ.get("GROUNDWORK_OPENSEARCH_REGION"),
+        service=None if auth == "none" else auth,
+    )

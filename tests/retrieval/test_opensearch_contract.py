@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from groundwork.answer.language import search_in_language
+from groundwork.retrieval import opensearch
 from groundwork.retrieval.base import SearchFilter
-from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex
+from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex, mapping
 from tests.conftest import REPO
 from tests.retrieval.conftest import HashingEmbedder, card
 
@@ -54,12 +55,23 @@ class RecordingClient:
     def put_mapping(self, **kwargs: Any) -> Any:
         return self._answer("put_mapping", **kwargs)
 
+    def refresh(self, **kwargs: Any) -> Any:
+        return self._answer("refresh", **kwargs)
+
     def perform_request(self, method: str, url: str, **kwargs: Any) -> Any:
         return self._answer("perform_request", method=method, url=url, **kwargs)
 
 
 def adapter(client: RecordingClient, *, serverless: bool = False) -> OpenSearchIndex:
     return OpenSearchIndex(client, HashingEmbedder(), serverless=serverless, sleep=lambda _: None)
+
+
+#: What the first write of a process sends before anything else.
+SETUP = ["perform_request", "create"]
+
+
+def names(client: RecordingClient) -> list[str]:
+    return [name for name, _ in client.calls]
 
 
 WHERE = SearchFilter(collections=["c"], tags=["t"], period_start="2024", period_end="2024-06")
@@ -124,9 +136,10 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
 
     adapter(client).upsert([item])
 
-    ((name, kwargs),) = client.calls
-    action, source = kwargs["body"]
-    assert (name, action) == ("bulk", {"index": {"_index": "groundwork-cards", "_id": "a"}})
+    assert names(client) == [*SETUP, "bulk"]
+    action, source = client.calls[-1][1]["body"]
+    assert action == {"index": {"_index": "groundwork-cards", "_id": "a"}}
+    assert len(source.pop("write_id")) == 32
     assert {k: v for k, v in source.items() if k not in ("embedding", "card")} == {
         "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"], "language": "en",
         "period_start": "1787-01-01", "period_end": "1787-12-31", "text": "the senate",
@@ -136,25 +149,81 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
     assert source["card"]["id"] == "a"
 
 
-def test_given_serverless_when_upserting_then_old_copies_are_deleted_and_no_id_is_sent() -> None:
-    client = RecordingClient({"search": [{"hits": {"hits": [{"_id": "x1", "sort": ["a"]}]}}]})
+def test_given_serverless_when_upserting_then_the_new_copy_is_written_before_the_old_goes() -> None:
+    client = RecordingClient({"search": [{"hits": {"hits": [{"_id": "x1", "sort": ["w"]}]}}]})
 
     adapter(client, serverless=True).upsert([card("a", "the senate")])
 
-    names = [name for name, _ in client.calls]
-    assert names == ["search", "bulk", "bulk"]
-    assert client.calls[0][1]["body"]["query"] == {"terms": {"card_id": ["a"]}}
-    assert client.calls[1][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
-    assert client.calls[2][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
+    assert names(client) == [*SETUP, "search", "bulk", "bulk"]
+    assert client.calls[2][1]["body"]["query"] == {"terms": {"card_id": ["a"]}}
+    assert client.calls[3][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
+    assert client.calls[4][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
+
+
+def test_given_a_reingested_source_when_replaced_then_new_cards_go_before_stale_ones_go() -> None:
+    client = RecordingClient({"delete_by_query": [{"deleted": 1}]})
+
+    adapter(client).replace_source("s1", [card("a", "one"), card("b", "two")])
+
+    # Refreshed first, or a stale card written a moment ago is not found and outlives it.
+    assert names(client) == [*SETUP, "bulk", "refresh", "delete_by_query"]
+    assert client.calls[-1][1]["body"] == {"query": {"bool": {
+        "filter": [{"term": {"source_id": "s1"}}],
+        "must_not": [{"terms": {"card_id": ["a", "b"]}}],
+    }}}  # fmt: skip
+
+
+def test_given_serverless_when_a_source_is_replaced_then_its_old_ids_are_deleted_last() -> None:
+    client = RecordingClient({"search": [{"hits": {"hits": [{"_id": "x1", "sort": ["w"]}]}}]})
+
+    adapter(client, serverless=True).replace_source("s1", [card("a", "one")])
+
+    assert names(client) == [*SETUP, "search", "bulk", "bulk"]
+    assert client.calls[2][1]["body"]["query"] == {"term": {"source_id": "s1"}}
+    assert client.calls[4][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
+
+
+def test_given_more_ids_than_a_page_when_listed_then_pages_follow_the_unique_write_id() -> None:
+    page = [{"_id": f"x{i}", "sort": [f"w{i:04d}"]} for i in range(1000)]
+    last = {"hits": {"hits": [{"_id": "last", "sort": ["w9"]}]}}
+    client = RecordingClient({"search": [{"hits": {"hits": page}}, last]})
+
+    ids = adapter(client, serverless=True)._ids({"term": {"source_id": "s1"}})
+
+    assert len(ids) == 1001
+    first, second = (kwargs["body"] for _, kwargs in client.calls)
+    assert first["sort"] == second["sort"] == [{"write_id": "asc"}]
+    assert "search_after" not in first
+    assert second["search_after"] == ["w0999"]
+
+
+def test_given_many_cards_when_upserted_then_bulk_requests_stay_under_the_byte_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(opensearch, "MAX_BULK_BYTES", 6000)
+    client = RecordingClient()
+
+    adapter(client).upsert([card(f"c{i}", f"card number {i} " * 20) for i in range(12)])
+
+    bodies = [kwargs["body"] for name, kwargs in client.calls if name == "bulk"]
+    assert len(bodies) > 1
+    for body in bodies:
+        assert sum(len(json.dumps(line)) + 1 for line in body) <= 6000
+        assert all("index" in action for action in body[::2])  # pairs are never split
+    sent = [line["card_id"] for body in bodies for line in body[1::2]]
+    assert sent == [f"c{i}" for i in range(12)]
 
 
 def test_given_a_source_when_deleted_on_a_managed_domain_then_delete_by_query_is_sent() -> None:
     client = RecordingClient({"delete_by_query": [{"deleted": 3}]})
 
     assert adapter(client).delete_source("s1") == 3
-    assert client.calls == [("delete_by_query", {
-        "index": "groundwork-cards", "body": {"query": {"term": {"source_id": "s1"}}},
-        "params": {"refresh": "true", "conflicts": "proceed"}})]  # fmt: skip
+    assert client.calls[len(SETUP) :] == [
+        ("refresh", {"index": "groundwork-cards"}),
+        ("delete_by_query", {
+            "index": "groundwork-cards", "body": {"query": {"term": {"source_id": "s1"}}},
+            "params": {"refresh": "true", "conflicts": "proceed"}}),
+    ]  # fmt: skip
 
 
 def test_given_throttling_when_calling_then_the_request_is_retried_with_backoff() -> None:
@@ -185,22 +254,99 @@ def test_given_a_partly_throttled_bulk_when_indexing_then_only_refused_items_are
 
     adapter(client).upsert([card("a", "one"), card("b", "two")])
 
-    first, second = (kwargs["body"] for _, kwargs in client.calls)
+    first, second = (kwargs["body"] for name, kwargs in client.calls if name == "bulk")
     assert len(first) == 4
     assert second == first[2:]
 
 
-def test_given_a_new_cluster_when_ensured_then_index_and_pipeline_are_created() -> None:
-    client = RecordingClient({"exists": [False]})
+def test_given_a_new_cluster_when_ensured_then_pipeline_and_index_are_created() -> None:
+    client = RecordingClient()
 
     adapter(client).ensure()
 
+    index_mapping = mapping(dimension=HashingEmbedder.dimension)
     assert client.calls == [
-        ("exists", {"index": "groundwork-cards"}),
-        ("create", {"index": "groundwork-cards", "body": MAPPING}),
         ("perform_request", {"method": "PUT", "url": "/_search/pipeline/groundwork-hybrid",
                              "body": PIPELINE}),
+        ("create", {"index": "groundwork-cards", "body": index_mapping}),
     ]  # fmt: skip
+
+
+def test_given_a_concurrent_creator_when_ensured_then_an_existing_index_is_success() -> None:
+    exists = exceptions.RequestError(400, "resource_already_exists_exception", {})
+    client = RecordingClient({"create": [exists]})
+    index = adapter(client)
+
+    index.ensure()
+    index.upsert([card("a", "one")])
+
+    assert names(client) == [*SETUP, "put_mapping", "bulk"]  # ensured once per process
+
+
+def test_given_another_bad_request_when_ensured_then_it_is_raised() -> None:
+    bad = exceptions.RequestError(400, "mapper_parsing_exception", {})
+
+    with pytest.raises(exceptions.RequestError):
+        adapter(RecordingClient({"create": [bad]})).ensure()
+
+
+def test_given_a_reader_when_searching_and_counting_then_nothing_is_created() -> None:
+    missing = exceptions.NotFoundError(404, "index_not_found_exception", {})
+    client = RecordingClient({"search": [missing, missing], "count": [missing]})
+    index = adapter(client)
+
+    assert index.search("tax", WHERE, 5, quality="fast") == []
+    assert index.search("tax", WHERE, 5, quality="precise") == []
+    assert index.count() == 0
+    assert names(client) == ["search", "search", "count"]
+
+
+def test_given_opensearch_settings_when_the_retriever_is_built_then_no_request_is_sent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.settings import Settings
+
+    monkeypatch.setattr("groundwork.embeddings.factory.get_embedder", lambda _: HashingEmbedder())
+    settings = Settings(retrieval="opensearch", opensearch_url="http://127.0.0.1:9",
+                        opensearch_knn_engine="lucene", opensearch_shards=3,
+                        opensearch_replicas=2)  # fmt: skip
+
+    index = get_retriever(settings)
+
+    assert isinstance(index, OpenSearchIndex)
+    assert index.mapping == mapping(dimension=64, engine="lucene", shards=3, replicas=2)
+    assert index.mapping["settings"]["index"] == {
+        "knn": True, "number_of_shards": 3, "number_of_replicas": 2}  # fmt: skip
+
+
+def test_given_serverless_when_mapped_then_shards_and_replicas_are_left_to_it() -> None:
+    index = OpenSearchIndex(RecordingClient(), HashingEmbedder(), serverless=True, replicas=2)
+
+    assert index.mapping["settings"]["index"] == {"knn": True}
+
+
+@pytest.mark.parametrize("service", ["es", "aoss"])
+def test_given_no_opensearch_region_when_signing_then_the_functions_region_is_used(
+    monkeypatch: pytest.MonkeyPatch, service: str
+) -> None:
+    from groundwork.retrieval.opensearch import connect
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_REGION", "eu-west-3")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+
+    def scope(region: str | None) -> str:
+        import requests
+
+        auth = connect("https://search.example", region=region, service=service)
+        request = requests.Request("GET", "https://search.example/_count").prepare()
+        header: str = auth.transport.kwargs["http_auth"](request).headers["Authorization"]
+        return header.split("Credential=")[1].split(",")[0].split("/", 2)[2]
+
+    assert scope(None) == f"eu-west-3/{service}/aws4_request"
+    assert scope("ap-south-1") == f"ap-south-1/{service}/aws4_request"
 
 
 def test_given_the_infra_files_when_read_then_they_are_what_the_adapter_sends() -> None:
@@ -210,16 +356,34 @@ def test_given_the_infra_files_when_read_then_they_are_what_the_adapter_sends() 
     assert json.loads((infra / "hybrid-pipeline.json").read_text()) == PIPELINE
 
 
+@pytest.mark.parametrize(("index_exists", "found"), [(False, True), (True, False)])
+def test_given_no_pipeline_when_searching_precisely_then_only_a_missing_index_means_empty(
+    index_exists: bool, found: bool
+) -> None:
+    undefined = exceptions.RequestError(
+        400, "illegal_argument_exception", {"error": {"reason": "Pipeline p is not defined"}}
+    )
+    client = RecordingClient({"search": [undefined], "exists": [index_exists]})
+
+    if found:
+        assert adapter(client).search("tax", WHERE, 5, quality="precise") == []
+    else:
+        with pytest.raises(exceptions.RequestError):
+            adapter(client).search("tax", WHERE, 5, quality="precise")
+    assert names(client) == ["search", "exists"]
+
+
 def test_given_an_index_from_before_languages_when_ensured_then_the_field_is_added() -> None:
-    client = RecordingClient({"exists": [True]})
+    exists = exceptions.RequestError(400, "resource_already_exists_exception", {})
+    client = RecordingClient({"create": [exists]})
 
     adapter(client).ensure()
 
-    assert client.calls[1] == (
+    assert client.calls[-1] == (
         "put_mapping",
         {"index": "groundwork-cards", "body": {"properties": {"language": {"type": "keyword"}}}},
     )
-    assert [name for name, _ in client.calls] == ["exists", "put_mapping", "perform_request"]
+    assert names(client) == ["perform_request", "create", "put_mapping"]
 
 
 def test_given_a_language_when_searching_then_both_sides_are_filtered_to_it() -> None:

@@ -6,12 +6,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from groundwork.cli import admin, ask, check, ingest, invoke, serve
+from groundwork.cli import admin, ask, check, ingest, invoke, serve, setup_index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = (serve, ingest, ask, check, invoke, admin)
+COMMANDS = (serve, ingest, ask, check, invoke, admin, setup_index)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -153,8 +153,7 @@ class Ingestor:
         if not document.passages:
             raise ValueError("no text found")
         cards = cards_of(document, collection, sid, location, tags)
-        self._retriever.delete_source(sid)
-        self._retriever.upsert(cards)
+        self._retriever.replace_source(sid, cards)
         self._storage.put_source(
             SourceRecord(
                 id=sid,

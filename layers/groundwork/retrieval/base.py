@@ -46,6 +46,12 @@ class Retriever(ABC):
     def delete_source(self, source_id: str) -> int:
         """Remove every card of a source; returns how many were removed."""
 
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        """Make ``cards`` the whole of a source (a re-ingest). This default deletes, then
+        writes; an index that can do better (OpenSearch writes first) overrides it."""
+        self.delete_source(source_id)
+        self.upsert(cards)
+
     @abstractmethod
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"

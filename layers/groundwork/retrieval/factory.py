@@ -31,13 +31,16 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
             if not settings.opensearch_url:
                 raise ValueError("GROUNDWORK_OPENSEARCH_URL is required with opensearch retrieval")
             service = None if settings.opensearch_auth == "none" else settings.opensearch_auth
-            index = OpenSearchIndex(
+            # The index and pipeline are created by the first write (or `groundwork
+            # setup-index`), never here: functions that only search need no write rights.
+            return OpenSearchIndex(
                 connect(
                     settings.opensearch_url, region=settings.opensearch_region, service=service
                 ),
                 get_embedder(settings),
                 index=settings.opensearch_index,
                 serverless=settings.opensearch_auth == "aoss",
+                engine=settings.opensearch_knn_engine,
+                shards=settings.opensearch_shards,
+                replicas=settings.opensearch_replicas,
             )
-            index.ensure()
-            return index

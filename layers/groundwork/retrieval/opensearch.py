@@ -5,20 +5,28 @@ query, ``precise`` a ``hybrid`` query (BM25 and k-NN with the filter inside the 
 clause, so that ``k`` results come back) whose scores the search pipeline normalises and
 combines. The index mapping and the pipeline are the files under ``infra/opensearch/``.
 
-Serverless vector collections accept no document ids on writes, so there a card is replaced
-by deleting its documents (found by ``card_id``) and indexing it again, and a source is
-deleted by searching its documents' ids; both see only what the collection has refreshed
-(about a minute). opensearch-py is an optional extra (``pip install groundwork[opensearch]``),
-imported when the index is built.
+Only writes create them (``ensure``, once per process, before the first write; creation by a
+concurrent writer counts as success), so functions that only search need no write rights and
+a search before any write finds nothing. Writes go in ``_bulk`` requests of at most
+``MAX_BULK_BYTES``; a re-ingested source's new cards are written before its stale ones are
+deleted, so a search never finds the source missing.
+
+Serverless vector collections accept no document ids on writes, so there the documents a
+write replaces are found first (by ``card_id`` or ``source_id``), the new ones indexed, and
+then the old ones deleted by their ids; the search sees only what the collection has
+refreshed (about a minute). opensearch-py is an optional extra (``pip install
+groundwork[opensearch]``), imported when the index is built.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import time
-from typing import TYPE_CHECKING, Any
+import uuid
+from typing import TYPE_CHECKING, Any, Literal
 
 from groundwork.domain.cards import Card, Hit
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
@@ -34,36 +42,60 @@ logger = logging.getLogger(__name__)
 PRECISE_POOL = 100
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_ATTEMPTS = 5
-#: The index mapping and the search pipeline; infra/opensearch/ holds the same as JSON.
-MAPPING: dict[str, Any] = {
-    "settings": {"index": {"knn": True, "number_of_shards": 1}},
-    "mappings": {
-        "dynamic": "strict",
-        "properties": {
-            "card_id": {"type": "keyword"},
-            "collection": {"type": "keyword"},
-            "source_id": {"type": "keyword"},
-            "tags": {"type": "keyword"},
-            "language": {"type": "keyword"},
-            "period_start": {"type": "keyword"},
-            "period_end": {"type": "keyword"},
-            "text": {"type": "text", "analyzer": "english"},
-            "heading": {"type": "text", "analyzer": "english"},
-            "title": {"type": "text", "analyzer": "english"},
-            "embedding": {
-                "type": "knn_vector",
-                "dimension": 384,
-                "method": {
-                    "name": "hnsw",
-                    "engine": "faiss",
-                    "space_type": "innerproduct",
-                    "parameters": {"m": 16, "ef_construction": 128},
+#: The largest ``_bulk`` body sent: half the 10 MiB request limit of the smallest domains.
+MAX_BULK_BYTES = 5 * 1024 * 1024
+#: faiss: production (the only engine of Serverless vector collections); lucene: pure Java,
+#: for nodes without the faiss native libraries (the local node of scripts/services.sh).
+KnnEngine = Literal["faiss", "lucene"]
+
+
+def mapping(
+    *,
+    dimension: int = 384,
+    engine: KnnEngine = "faiss",
+    shards: int | None = 1,
+    replicas: int | None = None,
+) -> dict[str, Any]:
+    """The index of cards; ``None`` shards or replicas leave the cluster's default."""
+    index: dict[str, Any] = {"knn": True}
+    if shards is not None:
+        index["number_of_shards"] = shards
+    if replicas is not None:
+        index["number_of_replicas"] = replicas
+    return {
+        "settings": {"index": index},
+        "mappings": {
+            "dynamic": "strict",
+            "properties": {
+                "card_id": {"type": "keyword"},
+                "write_id": {"type": "keyword"},
+                "collection": {"type": "keyword"},
+                "source_id": {"type": "keyword"},
+                "tags": {"type": "keyword"},
+                "language": {"type": "keyword"},
+                "period_start": {"type": "keyword"},
+                "period_end": {"type": "keyword"},
+                "text": {"type": "text", "analyzer": "english"},
+                "heading": {"type": "text", "analyzer": "english"},
+                "title": {"type": "text", "analyzer": "english"},
+                "embedding": {
+                    "type": "knn_vector",
+                    "dimension": dimension,
+                    "method": {
+                        "name": "hnsw",
+                        "engine": engine,
+                        "space_type": "innerproduct",
+                        "parameters": {"m": 16, "ef_construction": 128},
+                    },
                 },
+                "card": {"type": "object", "enabled": False},
             },
-            "card": {"type": "object", "enabled": False},
         },
-    },
-}
+    }
+
+
+#: The index mapping and the search pipeline; infra/opensearch/ holds the same as JSON.
+MAPPING = mapping()
 PIPELINE: dict[str, Any] = {
     "description": "Groundwork hybrid search: min-max normalised BM25 and k-NN, weighted mean",
     "phase_results_processors": [
@@ -82,7 +114,11 @@ _FIELDS = ["text^10", "heading^4", "title^2"]
 
 
 class OpenSearchIndex(Retriever):
-    """Cards in one OpenSearch index; ``client`` is an ``opensearchpy.OpenSearch``."""
+    """Cards in one OpenSearch index; ``client`` is an ``opensearchpy.OpenSearch``.
+
+    ``refresh`` makes each write wait until it is searchable (``refresh=wait_for``), for tests
+    and local use; managed domains make writes searchable within a second anyway.
+    """
 
     def __init__(
         self,
@@ -92,6 +128,10 @@ class OpenSearchIndex(Retriever):
         index: str = "groundwork-cards",
         pipeline: str = "groundwork-hybrid",
         serverless: bool = False,
+        engine: KnnEngine = "faiss",
+        shards: int = 1,
+        replicas: int | None = None,
+        refresh: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._client = client
@@ -99,44 +139,90 @@ class OpenSearchIndex(Retriever):
         self._index = index
         self._pipeline = pipeline
         self._serverless = serverless
+        # Serverless places shards and replicas itself and refuses those settings.
+        self.mapping = mapping(
+            dimension=embedder.dimension,
+            engine=engine,
+            shards=None if serverless else shards,
+            replicas=None if serverless else replicas,
+        )
+        self._write_params = {"refresh": "wait_for"} if refresh else {}
         self._sleep = sleep
+        self._ensured = False
 
     def ensure(self) -> None:
-        """Create the index and the search pipeline when they are missing."""
-        if not self._call(self._client.indices.exists, index=self._index):
-            self._call(self._client.indices.create, index=self._index, body=MAPPING)
-        else:  # an index created before cards had a language gains the field (strict mapping)
-            language = {"language": MAPPING["mappings"]["properties"]["language"]}
-            self._call(
-                self._client.indices.put_mapping, index=self._index, body={"properties": language}
-            )
+        """Create the search pipeline and the index unless they exist; idempotent.
+
+        The pipeline goes first, so an index that exists has its pipeline. An index that a
+        concurrent writer created in between is success, not an error.
+        """
+        from opensearchpy.exceptions import RequestError
+
         self._call(
             self._client.transport.perform_request,
             "PUT",
             f"/_search/pipeline/{self._pipeline}",
             body=PIPELINE,
         )
+        try:
+            self._call(self._client.indices.create, index=self._index, body=self.mapping)
+        except RequestError as error:
+            if error.error != "resource_already_exists_exception":
+                raise
+            # An index created before cards had a language gains the field (strict mapping).
+            language = self.mapping["mappings"]["properties"]["language"]
+            self._call(
+                self._client.indices.put_mapping,
+                index=self._index,
+                body={"properties": {"language": language}},
+            )
+        self._ensured = True
 
     def upsert(self, cards: Sequence[Card]) -> None:
         if not cards:
             return
-        vectors = self._embedder.embed([_embedded_text(card) for card in cards])
+        self._ready_to_write()
+        stale: list[str] = []
         if self._serverless:
-            self._delete_ids(self._ids({"terms": {"card_id": [card.id for card in cards]}}))
-        actions: list[dict[str, Any]] = []
-        for card, vector in zip(cards, vectors, strict=True):
-            action: dict[str, Any] = {"_index": self._index}
-            if not self._serverless:
-                action["_id"] = card.id  # a stable id: writing a card again replaces it
-            actions += [{"index": action}, document(card, [float(x) for x in vector])]
-        self._bulk(actions)
+            stale = self._ids({"terms": {"card_id": [card.id for card in cards]}})
+        self._bulk(self._index_actions(cards))
+        self._delete_ids(stale)
+
+    def replace_source(self, source_id: str, cards: Sequence[Card]) -> None:
+        """The new cards are written first; then the source's cards not among them go."""
+        self._ready_to_write()
+        query = {"term": {"source_id": source_id}}
+        if self._serverless:
+            stale = self._ids(query)
+            if cards:
+                self._bulk(self._index_actions(cards))
+            self._delete_ids(stale)
+            return
+        if cards:
+            self._bulk(self._index_actions(cards))
+        self._refresh()
+        self._call(
+            self._client.delete_by_query,
+            index=self._index,
+            body={
+                "query": {
+                    "bool": {
+                        "filter": [query],
+                        "must_not": [{"terms": {"card_id": [card.id for card in cards]}}],
+                    }
+                }
+            },
+            params={"refresh": "true", "conflicts": "proceed"},
+        )
 
     def delete_source(self, source_id: str) -> int:
+        self._ready_to_write()
         query = {"term": {"source_id": source_id}}
         if self._serverless:
             ids = self._ids(query)
             self._delete_ids(ids)
             return len(ids)
+        self._refresh()
         response = self._call(
             self._client.delete_by_query,
             index=self._index,
@@ -149,7 +235,9 @@ class OpenSearchIndex(Retriever):
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:
         body, params = self.search_request(query, where, k, quality)
-        response = self._call(self._client.search, index=self._index, body=body, params=params)
+        response = self._read(self._client.search, index=self._index, body=body, params=params)
+        if response is None:
+            return []
         return [
             Hit(card=Card.model_validate(hit["_source"]["card"]), score=float(hit["_score"]))
             for hit in response["hits"]["hits"]
@@ -184,8 +272,47 @@ class OpenSearchIndex(Retriever):
 
     def count(self, collection: str | None = None) -> int:
         query = {"term": {"collection": collection}} if collection else {"match_all": {}}
-        response = self._call(self._client.count, index=self._index, body={"query": query})
-        return int(response["count"])
+        response = self._read(self._client.count, index=self._index, body={"query": query})
+        return 0 if response is None else int(response["count"])
+
+    def _read(self, method: Callable[..., Any], **kwargs: Any) -> Any:
+        """A read; ``None`` when nothing was written yet (no index, and so no pipeline)."""
+        from opensearchpy.exceptions import NotFoundError, RequestError
+
+        try:
+            return self._call(method, **kwargs)
+        except NotFoundError as error:
+            if error.error == "index_not_found_exception":
+                return None
+            raise
+        except RequestError as error:
+            # An unknown search pipeline is checked before the index: it is a 400, and the
+            # reader's cue only if the index is missing too (``ensure`` creates the pipeline
+            # first, so an index without it is a broken setup, reported as such).
+            if "is not defined" in str(error.info) and not self._call(
+                self._client.indices.exists, index=self._index
+            ):
+                return None
+            raise
+
+    def _refresh(self) -> None:
+        """Make every write so far searchable: ``_delete_by_query`` finds only what is, so a
+        card written a moment ago would outlive its source's deletion or re-ingest."""
+        self._call(self._client.indices.refresh, index=self._index)
+
+    def _ready_to_write(self) -> None:
+        if not self._ensured:
+            self.ensure()
+
+    def _index_actions(self, cards: Sequence[Card]) -> list[dict[str, Any]]:
+        vectors = self._embedder.embed([_embedded_text(card) for card in cards])
+        actions: list[dict[str, Any]] = []
+        for card, vector in zip(cards, vectors, strict=True):
+            action: dict[str, Any] = {"_index": self._index}
+            if not self._serverless:
+                action["_id"] = card.id  # a stable id: writing a card again replaces it
+            actions += [{"index": action}, document(card, [float(x) for x in vector])]
+        return actions
 
     def _ids(self, query: dict[str, Any]) -> list[str]:
         ids: list[str] = []
@@ -195,7 +322,8 @@ class OpenSearchIndex(Retriever):
                 "size": 1000,
                 "_source": False,
                 "query": query,
-                "sort": [{"card_id": "asc"}],
+                # Unique per written document; card_id is not where Serverless holds copies.
+                "sort": [{"write_id": "asc"}],
             }
             if after is not None:
                 body["search_after"] = after
@@ -210,9 +338,25 @@ class OpenSearchIndex(Retriever):
             self._bulk([{"delete": {"_index": self._index, "_id": i}} for i in ids])
 
     def _bulk(self, actions: list[dict[str, Any]]) -> None:
-        """Send ``actions``; items refused for load (429, 5xx) are sent again with backoff."""
+        """Send ``actions`` in requests of at most ``MAX_BULK_BYTES`` (one action and its
+        document stay together; a pair larger than that goes alone)."""
+        chunk: list[dict[str, Any]] = []
+        size = 0
+        for action, source in _pairs(actions):
+            lines = [action] if source is None else [action, source]
+            pair_size = sum(len(json.dumps(line)) + 1 for line in lines)
+            if chunk and size + pair_size > MAX_BULK_BYTES:
+                self._send_bulk(chunk)
+                chunk, size = [], 0
+            chunk += lines
+            size += pair_size
+        if chunk:
+            self._send_bulk(chunk)
+
+    def _send_bulk(self, actions: list[dict[str, Any]]) -> None:
+        """Send one request; items refused for load (429, 5xx) are sent again with backoff."""
         for attempt in range(MAX_ATTEMPTS):
-            response = self._call(self._client.bulk, body=actions)
+            response = self._call(self._client.bulk, body=actions, params=self._write_params)
             if not response.get("errors"):
                 return
             retry: list[dict[str, Any]] = []
@@ -253,6 +397,7 @@ def document(card: Card, vector: list[float]) -> dict[str, Any]:
     end = card.period_end or card.period_start
     return {
         "card_id": card.id,
+        "write_id": uuid.uuid4().hex,
         "collection": card.collection,
         "source_id": card.source_id,
         "tags": card.tags,
@@ -300,15 +445,20 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
 
 
 def connect(url: str, *, region: str | None, service: str | None) -> Any:
-    """An opensearch-py client; with ``service`` ("es" or "aoss"), requests are SigV4-signed."""
+    """An opensearch-py client; with ``service`` ("es" or "aoss"), requests are SigV4-signed
+    for ``region``, else for the function's own region (``AWS_REGION``, which Lambda sets),
+    else for boto3's default one."""
     from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 
     auth = None
     if service:
         import boto3
 
-        credentials = boto3.Session().get_credentials()
-        auth = AWSV4SignerAuth(credentials, region or "us-east-1", service)
+        session = boto3.Session()
+        region = region or os.environ.get("AWS_REGION") or session.region_name
+        if not region:
+            raise ValueError("GROUNDWORK_OPENSEARCH_REGION or AWS_REGION is needed to sign")
+        auth = AWSV4SignerAuth(session.get_credentials(), region, service)
     return OpenSearch(
         hosts=[url],
         http_auth=auth,

@@ -1,0 +1,257 @@
+"""The retrieval contract, run against the embedded index and a live OpenSearch node alike.
+
+OpenSearch runs where ``GROUNDWORK_OPENSEARCH_URL`` names a node (``scripts/test.sh`` starts one
+with ``scripts/services.sh``); ``GROUNDWORK_OPENSEARCH_AUTH``/``_REGION`` sign for a real domain
+and ``GROUNDWORK_OPENSEARCH_KNN_ENGINE`` picks the engine (the local node has no faiss). Without
+a node the OpenSearch cases skip, except in CI (``CI=true``), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from groundwork.retrieval.base import Quality, Retriever, SearchFilter
+from groundwork.retrieval.embedded import EmbeddedIndex
+from tests.retrieval.conftest import HashingEmbedder, card
+
+QUALITIES: list[Quality] = ["fast", "precise"]
+ALL = SearchFilter()
+
+
+class SynonymEmbedder(HashingEmbedder):
+    """Sees "automobile" as "car": a paraphrase only the vector side can match."""
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return super().embed([text.replace("automobile", "car") for text in texts])
+
+
+@pytest.fixture
+def embedder() -> HashingEmbedder:
+    return SynonymEmbedder()
+
+
+@pytest.fixture(params=["embedded", "opensearch"])
+def retriever(
+    request: pytest.FixtureRequest, tmp_path: Path, embedder: HashingEmbedder
+) -> Iterator[Retriever]:
+    if request.param == "embedded":
+        yield EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+        return
+    from groundwork.retrieval.opensearch import OpenSearchIndex
+
+    client = request.getfixturevalue("opensearch_client")
+    name = f"groundwork-test-{uuid.uuid4().hex[:12]}"
+    engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "faiss")
+    auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
+    index = OpenSearchIndex(
+        client,
+        embedder,
+        index=name,
+        pipeline=name,
+        serverless=auth == "aoss",
+        engine=engine,  # type: ignore[arg-type]
+        replicas=0,  # one node: a replica could never be placed
+        refresh=auth != "aoss",
+    )
+    try:
+        yield index
+    finally:
+        client.indices.delete(index=name, params={"ignore_unavailable": "true"})
+        client.transport.perform_request(
+            "DELETE", f"/_search/pipeline/{name}", params={"ignore": 404}
+        )
+
+
+def ids(
+    retriever: Retriever, query: str, where: SearchFilter, k: int, quality: Quality
+) -> list[str]:
+    return [hit.card.id for hit in retriever.search(query, where, k, quality=quality)]
+
+
+DISTRACTORS = [card(f"d{i}", "taxes taxes taxes on imports and duties") for i in range(20)]
+FILLED = [
+    *DISTRACTORS,
+    card("tagged", "a tax on imports", tags=["finance"], source_id="s2"),
+    card("other", "a tax on imports", collection="elsewhere"),
+    card("q1", "revenue from taxes in spring", period_start="2024-01", period_end="2024-03"),
+    card("q3", "revenue from taxes in autumn", period_start="2024-07", period_end="2024-09"),
+    card("timeless", "what a tax is"),
+]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_nothing_written_when_searching_then_nothing_is_found(
+    retriever: Retriever, quality: Quality
+) -> None:
+    assert retriever.search("tax", ALL, 5, quality=quality) == []
+    assert retriever.count() == 0
+
+
+def test_given_ingested_cards_when_counted_then_each_collection_holds_its_own(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert(FILLED)
+
+    assert retriever.count() == len(FILLED)
+    assert retriever.count("elsewhere") == 1
+    assert retriever.count("main") == len(FILLED) - 1
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_card_written_twice_when_searching_then_it_is_held_once_in_its_new_text(
+    retriever: Retriever, quality: Quality
+) -> None:
+    retriever.upsert([card("a", "the senate and the house"), card("b", "the president")])
+    retriever.upsert([card("a", "the senate alone")])
+
+    hits = retriever.search("senate", ALL, 5, quality=quality)
+
+    assert retriever.count() == 2
+    assert (hits[0].card.id, hits[0].card.text) == ("a", "the senate alone")
+    assert [hit.card.id for hit in hits].count("a") == 1
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_reingested_source_when_replaced_then_only_its_new_cards_are_found(
+    retriever: Retriever, quality: Quality
+) -> None:
+    retriever.upsert([card("a", "the old senate rules"), card("b", "the senate stale card"),
+                      card("x", "the senate elsewhere", source_id="s2")])  # fmt: skip
+
+    retriever.replace_source("s1", [card("a", "the new senate rules"), card("c", "senate added")])
+
+    hits = retriever.search("senate", ALL, 10, quality=quality)
+    assert {hit.card.id: hit.card.text for hit in hits} == {
+        "a": "the new senate rules", "c": "senate added", "x": "the senate elsewhere"}  # fmt: skip
+    assert retriever.count() == 3
+
+
+def test_given_a_source_replaced_by_nothing_when_counted_then_it_is_gone(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert([card("a", "one"), card("x", "two", source_id="s2")])
+
+    retriever.replace_source("s1", [])
+
+    assert retriever.count() == 1
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_deleted_source_when_searching_then_its_cards_are_gone(
+    retriever: Retriever, quality: Quality
+) -> None:
+    retriever.upsert([card("a", "the senate", source_id="x"), card("b", "the senate house"),
+                      card("c", "the senate chamber", source_id="x")])  # fmt: skip
+
+    assert retriever.delete_source("x") == 2
+    assert ids(retriever, "senate", ALL, 5, quality) == ["b"]
+    assert retriever.delete_source("x") == 0
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        (SearchFilter(collections=["elsewhere"]), {"other"}),
+        (SearchFilter(collections=["main"], tags=["finance"]), {"tagged"}),
+        (SearchFilter(source_ids=["s2"]), {"tagged"}),
+        (SearchFilter(card_ids=["q1", "timeless"]), {"q1", "timeless"}),
+        (SearchFilter(collections=["main"], period_start="2024-02", period_end="2024-04-15"),
+         {"q1", "timeless", *(d.id for d in DISTRACTORS), "tagged"}),
+    ],
+)  # fmt: skip
+def test_given_a_filter_when_searching_then_only_and_all_allowed_cards_come_back(
+    retriever: Retriever, where: SearchFilter, expected: set[str], quality: Quality
+) -> None:
+    retriever.upsert(FILLED)
+
+    assert set(ids(retriever, "tax imports revenue", where, 30, quality)) == expected
+
+
+def test_given_many_better_matches_outside_the_filter_when_searching_precisely_then_k_come_back(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert([*FILLED, *(card(f"t{i}", f"tax number {i}", tags=["t"]) for i in range(6))])
+
+    found = ids(retriever, "taxes imports duties", SearchFilter(tags=["t"]), 5, "precise")
+
+    assert len(found) == 5
+    assert all(card_id.startswith("t") for card_id in found)
+
+
+def test_given_fast_quality_when_searching_then_keywords_match_and_no_model_is_called(
+    retriever: Retriever, embedder: HashingEmbedder
+) -> None:
+    retriever.upsert([card("car", "a car on the road"), card("river", "rivers flood in spring")])
+    calls = embedder.calls
+
+    assert ids(retriever, "flooding rivers", ALL, 5, "fast") == ["river"]
+    assert ids(retriever, "automobile", ALL, 5, "fast") == []
+    assert embedder.calls == calls
+
+
+def test_given_a_paraphrase_when_searching_precisely_then_the_vector_side_finds_it(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert([card("car", "a car on the road"), card("river", "rivers flood in spring")])
+
+    assert ids(retriever, "automobile", ALL, 1, "precise") == ["car"]
+
+
+def test_given_both_sides_when_searching_precisely_then_a_card_both_find_ranks_first(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert([
+        card("both", "car repair shop"),
+        card("keyword", "repair of old stone bridges and roads"),
+        card("vector", "a red car"),
+        card("neither", "rivers flood in spring"),
+    ])  # fmt: skip
+
+    precise = ids(retriever, "automobile repair", ALL, 3, "precise")
+
+    assert precise[0] == "both"
+    assert set(precise) == {"both", "keyword", "vector"}
+    assert set(ids(retriever, "automobile repair", ALL, 3, "fast")) == {"both", "keyword"}
+
+
+PARALLEL = [
+    card("en", "there are seven sacraments", source_id="en", language="en"),
+    card("de", "es gibt sieben sakramente", source_id="de", language="de"),
+    card("unknown", "sakramente sacraments", source_id="x"),
+]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_cards_in_two_languages_when_filtered_to_one_then_only_its_cards_come_back(
+    retriever: Retriever, quality: Quality
+) -> None:
+    retriever.upsert(PARALLEL)
+
+    german = SearchFilter(language="de")
+    assert ids(retriever, "sakramente sacraments", german, 5, quality) == ["de"]
+    assert [h.card.language for h in retriever.search("sieben", german, 5, quality=quality)] == [
+        "de"
+    ]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope_answers(
+    retriever: Retriever, quality: Quality
+) -> None:
+    from groundwork.answer.language import search_in_language
+
+    retriever.upsert(PARALLEL)
+
+    german = search_in_language(retriever, "sieben", ALL, 5, quality=quality, language="de")
+    english = search_in_language(retriever, "seven", ALL, 5, quality=quality, language="de")
+
+    assert [hit.card.id for hit in german] == ["de"]
+    assert english[0].card.id == "en"
