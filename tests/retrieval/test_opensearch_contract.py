@@ -412,9 +412,7 @@ def test_given_no_card_in_the_language_when_searching_then_the_scope_is_searched
     assert filters == [[*FILTERS[:2], {"term": {"language": "de"}}, *FILTERS[2:]], FILTERS]
 
 
-def test_given_precise_when_the_language_probe_finds_cards_then_the_hybrid_search_keeps_it() -> (
-    None
-):
+def test_given_precise_when_the_language_probe_finds_cards_then_hybrid_keeps_it() -> None:
     stored = card("de", "Steuer", language="de").model_dump()
     german = {"hits": {"hits": [{"_score": 1.0, "_source": {"card": stored}}]}}
     client = RecordingClient({"search": [german, german]})

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 
 _MARKER = re.compile(r"\[\d+\]")
+#: Characters of an answer read to detect its language (detection time grows with the text).
+_SAMPLE = 20_000
 
 
 def search_in_language(
@@ -51,7 +53,7 @@ def search_in_language(
 
 def written_language(text: str, cited: Sequence[Card]) -> str | None:
     """The ISO 639-1 code of the language ``text`` is written in; None when unknown."""
-    detected = detect_language(_MARKER.sub(" ", text))
+    detected = detect_language(_MARKER.sub(" ", text[:_SAMPLE]))
     if detected:
         return detected
     languages = {card.language for card in cited}

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 _CODES = {name.lower(): code for code, name in NAMES.items()}
 _CODE = re.compile(r"^([a-z]{2})(?:[-_][a-z0-9]+)*$")
 _FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
-#: Characters of a document read to detect its language: enough for any language, and a
-#: bound on the time a huge file takes.
+#: Characters of a document (or of a passage) read to detect its language: enough for any
+#: language, and a bound on the time a huge file takes.
 DOCUMENT_SAMPLE = 20_000
 #: A passage shorter than this (in characters of prose) takes its document's language.
 PASSAGE_MIN_CHARS = 200
@@ -51,7 +51,7 @@ def card_languages(document: Document) -> list[str | None]:
     for passage, text in zip(document.passages, prose, strict=True):
         own = declared_language(passage.language)
         if own is None and declared is None and len(text) >= PASSAGE_MIN_CHARS:
-            own = detect_language(text)
+            own = detect_language(text[:DOCUMENT_SAMPLE])
         languages.append(own or detected)
     return languages
 

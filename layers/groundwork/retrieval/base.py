@@ -31,7 +31,7 @@ class SearchFilter(BaseModel):
     tags: list[str] | None = None
     period_start: str | None = None
     period_end: str | None = None
-    #: Only cards in this language (ISO 639-1); see ``retrieval.language`` for the preference.
+    #: Only cards in this language (ISO 639-1); ``answer.language`` decides when to prefer it.
     language: str | None = None
 
 
