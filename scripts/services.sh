@@ -54,7 +54,7 @@ maven_copy() {
   file=${MAVEN_REPO:-$HOME/.m2/repository}/${g//.//}/$a/$v/$a-$v.${t:-jar}
   if [ -f "$file" ]; then cp "$file" "$2/"; return; fi
   command -v mvn >/dev/null || { log "Maven is required (apt-get install maven)"; exit 1; }
-  nice -n 10 mvn -q -B dependency:copy -Dartifact="$1" -DoutputDirectory="$2" >&2 \
+  nice -n 10 mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$1" -DoutputDirectory="$2" >&2 \
     || { log "could not fetch $1 from Maven Central"; exit 1; }
 }
 
