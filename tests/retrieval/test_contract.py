@@ -220,3 +220,38 @@ def test_given_both_sides_when_searching_precisely_then_a_card_both_find_ranks_f
     assert precise[0] == "both"
     assert set(precise) == {"both", "keyword", "vector"}
     assert set(ids(retriever, "automobile repair", ALL, 3, "fast")) == {"both", "keyword"}
+
+
+PARALLEL = [
+    card("en", "there are seven sacraments", source_id="en", language="en"),
+    card("de", "es gibt sieben sakramente", source_id="de", language="de"),
+    card("unknown", "sakramente sacraments", source_id="x"),
+]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_cards_in_two_languages_when_filtered_to_one_then_only_its_cards_come_back(
+    retriever: Retriever, quality: Quality
+) -> None:
+    retriever.upsert(PARALLEL)
+
+    german = SearchFilter(language="de")
+    assert ids(retriever, "sakramente sacraments", german, 5, quality) == ["de"]
+    assert [h.card.language for h in retriever.search("sieben", german, 5, quality=quality)] == [
+        "de"
+    ]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope_answers(
+    retriever: Retriever, quality: Quality
+) -> None:
+    from groundwork.answer.language import search_in_language
+
+    retriever.upsert(PARALLEL)
+
+    german = search_in_language(retriever, "sieben", ALL, 5, quality=quality, language="de")
+    english = search_in_language(retriever, "seven", ALL, 5, quality=quality, language="de")
+
+    assert [hit.card.id for hit in german] == ["de"]
+    assert english[0].card.id == "en"
