@@ -8,13 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
+from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.starters import Starter, StarterList
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.errors import ApiError
 from groundwork.starters.listing import list_starters
 from groundwork.storage.factory import get_stores
 
-router = APIRouter(prefix="/v1", tags=["chat"])
+router = APIRouter(prefix="/v1", tags=["chat"], responses=error_responses(400, 401, 403, 404))
 
 
 @router.get("/starters", response_model=StarterList)
