@@ -127,6 +127,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = args.keep or Path(scratch) / "layers"
         if args.sam_build:
+            args.sam_build = args.sam_build.resolve()  # the import check runs elsewhere
             built = {layer: args.sam_build / layer / "python" for layer in DEPENDENCY_LAYERS}
             groundwork = args.sam_build / "GroundworkLayer" / "python"
         else:
@@ -136,7 +137,7 @@ def main() -> None:
                     build(layer, root / layer)
             groundwork = REPO / "layers"
         sizes = {layer: tree_size(path) for layer, path in built.items()}
-        groundwork_size = tree_size(groundwork / "groundwork")
+        groundwork_size = tree_size(groundwork)  # all of layers/, as sam build copies it
         largest = sorted(
             ((tree_size(p), p.name) for p in built["DependenciesLayer"].iterdir() if p.is_dir()),
             reverse=True,
@@ -145,7 +146,7 @@ def main() -> None:
 
     print("| layer | unzipped MB |")
     print("|---|---:|")
-    print(f"| GroundworkLayer (groundwork) | {groundwork_size / MB:.1f} |")
+    print(f"| GroundworkLayer | {groundwork_size / MB:.1f} |")
     for layer, size in sizes.items():
         print(f"| {layer} | {size / MB:.1f} |")
     print()
