@@ -7,6 +7,7 @@ from urllib.parse import quote_plus
 
 import httpx
 import openai
+import pytest
 
 from tests.chat.fixtures import ask, bearer, sse_events
 from tests.conftest import REPO
@@ -21,13 +22,16 @@ def test_given_the_web_adapter_when_the_openai_sdk_streams_then_citations_on_the
     client = openai.OpenAI(base_url=f"{stack.url}/v1", api_key="unused", max_retries=0)
     before = stack.invocations("ChatFunction")
 
-    chunks = list(
-        client.chat.completions.create(
-            model="groundwork-1",
-            messages=[{"role": "user", "content": "How many sacraments are there?"}],
-            stream=True,
+    try:
+        chunks = list(
+            client.chat.completions.create(
+                model="groundwork-1",
+                messages=[{"role": "user", "content": "How many sacraments are there?"}],
+                stream=True,
+            )
         )
-    )
+    except openai.APIStatusError as exc:  # 502 when the function cannot start: say why
+        pytest.fail(f"{exc}\n{dump_logs(stack, 'ChatFunction')}")
 
     assert stack.invocations("ChatFunction") == before + 1, dump_logs(stack, "ChatFunction")
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
