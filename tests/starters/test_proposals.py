@@ -175,9 +175,15 @@ def test_given_an_essay_with_rhetorical_questions_when_read_then_its_headings_as
                 Passage(f"The militia of each state is trained in its own way, part {n}.")
                 for n in range(10)
             ],
+            Passage("Writes are retried.", heading_path=["Retries and Failures (DynamoDB)"]),
+            Passage("Nothing.", heading_path=["LESSON FIRST. ON THE END OF MAN."]),
         ],
     )
 
     found = candidates(essay, "en")
 
-    assert [c.text for c in found] == ["What is said about dangers from foreign force?"]
+    assert [c.text for c in found] == [
+        "What is said about dangers from foreign force?",
+        "What is said about retries and failures (DynamoDB)?",
+        "What is said about the end of man?",
+    ]
