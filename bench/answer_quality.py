@@ -8,15 +8,22 @@ composer and the embedded defaults. Prints, over the questions:
 - gold cited: a citation of the answer is the gold card (and: the first citation is);
 - citation precision: the share of the generator's cited sentences whose cited passage the
   grounding engine supports, as written (raw) and after verification moved or removed markers;
-- the mean support score of the answers.
+- the mean support score of the answers;
+- the answer's first sentence is a sentence of the gold answer; its median words; refusals;
+- time to first token (the first delta of the answer stream), p50 and p95;
+- refusals of off-corpus questions: SQuAD 2.0 dev questions (Wikipedia articles the catechism
+  does not cover) asked of the catechism.
 
     .venv/bin/python -m bench.answer_quality [--limit N] [--quality fast|precise] [--data-dir DIR]
+        [--off-corpus N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -24,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from groundwork.answer.citations import CitationStream
-from groundwork.answer.service import AnswerOptions, AnswerService
+from groundwork.answer.service import AnswerOptions, AnswerService, Delta
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.domain.cards import Card, Hit
 from groundwork.generation.base import GenerationRequest, Turn
-from groundwork.generation.extractive import ExtractiveComposer
+from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.grounding.heuristic import HeuristicVerifier
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 from groundwork.retrieval.factory import get_retriever
@@ -42,8 +49,10 @@ DATA = (
     / "baltimore-catechism"
     / "catechism.qa.jsonl"
 )
+OFF_CORPUS = DATA.parents[2] / "eval" / "squad2_dev_half.jsonl"
 COLLECTION = "catechism"
 SCOPE = SearchFilter(collections=[COLLECTION])
+_MARKER = re.compile(r"\s*\[\d+\]")
 
 
 def load(path: Path, limit: int | None) -> tuple[list[Card], list[dict[str, Any]]]:
@@ -117,11 +126,22 @@ def final_precision(text: str, cited: list[Card]) -> tuple[int, int]:
     return stream.cited_sentences, stream.supported_sentences
 
 
+def off_corpus(limit: int) -> list[str]:
+    """Answerable SQuAD 2.0 dev questions: about Wikipedia articles, not the catechism."""
+    if not OFF_CORPUS.exists() or limit <= 0:
+        return []
+    rows = [json.loads(line) for line in OFF_CORPUS.read_text().splitlines() if line.strip()]
+    return [r["question"] for r in rows if not r["is_impossible"]][::7][:limit]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--limit", type=int, default=None, help="ask only the first N questions")
     parser.add_argument("--quality", choices=["fast", "precise"], default="precise")
+    parser.add_argument(
+        "--off-corpus", type=int, default=200, help="SQuAD questions asked of the catechism"
+    )
     parser.add_argument(
         "--data-dir", type=Path, default=None, help="keep the index here and reuse it next time"
     )
@@ -136,13 +156,38 @@ def main() -> None:
         service = AnswerService(retriever, ExtractiveComposer(), k=settings.retrieval_k)
         options = AnswerOptions(quality=args.quality)
         counts = dict.fromkeys(
-            ("recall", "gold", "first", "answered", "raw_cited", "raw_ok", "cited", "ok"), 0
+            (
+                "recall",
+                "gold",
+                "first",
+                "answered",
+                "raw_cited",
+                "raw_ok",
+                "cited",
+                "ok",
+                "lead",
+                "refused",
+                "off_refused",
+            ),
+            0,
         )
         scores: list[float] = []
+        first_token: list[float] = []
+        words: list[int] = []
         started = time.perf_counter()
         for row in rows:
             question, gold = row["question"], str(row["q"])
+            asked = time.perf_counter()
+            for event in service.stream([Turn("user", question)], SCOPE, options):
+                if isinstance(event, Delta):
+                    first_token.append(time.perf_counter() - asked)
+                    break
             answer = service.answer([Turn("user", question)], SCOPE, options)
+            lead = answer.text.split(" [", 1)[0]
+            counts["lead"] += " ".join(lead.split()) in " ".join(row["answer"].split())
+            counts["refused"] += answer.text == NOT_FOUND
+            if answer.text != NOT_FOUND:
+                words.append(len(_MARKER.sub("", answer.text).split()))
             references = [c.document_reference for c in answer.citations]
             counts["gold"] += gold in references
             counts["first"] += bool(references) and references[0] == gold
@@ -158,6 +203,11 @@ def main() -> None:
             counts["ok"] += final_ok
             counts["recall"] += any(card.reference == gold for card in retriever.last)
         elapsed = time.perf_counter() - started
+        off = off_corpus(args.off_corpus)
+        for question in off:
+            counts["off_refused"] += (
+                service.answer([Turn("user", question)], SCOPE, options).text == NOT_FOUND
+            )
 
     n = len(rows)
     print(
@@ -184,6 +234,17 @@ def main() -> None:
         f"{counts['ok'] / max(counts['cited'], 1):.3f} ({counts['cited']} sentences) |"
     )
     print(f"| mean support score | {sum(scores) / max(len(scores), 1):.3f} |")
+    print(f"| the first sentence is the gold answer's | {counts['lead'] / n:.3f} |")
+    print(f"| median words (answered) | {statistics.median(words) if words else 0:.0f} |")
+    print(f"| refused (every question is answerable) | {counts['refused'] / n:.3f} |")
+    print(
+        f"| off-corpus questions refused | "
+        f"{counts['off_refused'] / max(len(off), 1):.3f} ({len(off)} questions) |"
+    )
+    first_token.sort()
+    p50 = first_token[len(first_token) // 2] * 1000
+    p95 = first_token[int(len(first_token) * 0.95)] * 1000
+    print(f"| time to first token, p50 / p95 | {p50:.0f} / {p95:.0f} ms |")
 
 
 if __name__ == "__main__":

@@ -74,3 +74,14 @@ def test_given_a_missing_path_when_ingested_then_it_fails_with_a_message(
 ) -> None:
     assert main(["ingest", str(tmp_path / "nope"), "--collection", "x"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_given_a_collection_that_does_not_exist_when_asked_then_it_exits_1_with_a_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["ask", "When do spring tides happen?", "--collection", "nope"])
+
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    assert "no collection 'nope'" in err

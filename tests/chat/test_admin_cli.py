@@ -66,3 +66,33 @@ def test_given_bad_admin_input_when_run_then_one_line_and_exit_1(
     assert "already exists" in again[2]
     assert [nobody[0], no_collection[0], no_user[0]] == [1, 1, 1]
     assert all("not found" in result[2] for result in (nobody, no_collection, no_user))
+
+
+def test_given_an_ingested_collection_when_granted_without_registering_then_the_key_answers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    get_retriever(get_settings()).upsert(cards())
+    admin(capsys, "create-user", "erin")
+
+    granted = admin(capsys, "grant", "erin", "catechism")
+    _, key, _ = admin(capsys, "create-key", "erin")
+
+    with TestClient(create_app(get_settings())) as client:
+        response = client.post("/v1/chat", json=ask("Who made us?"), headers=bearer(key))
+    assert granted == (0, "erin may see catechism", "")
+    assert response.status_code == 200
+
+
+def test_given_a_grant_that_cannot_be_made_then_the_message_names_what_is_missing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    get_retriever(get_settings()).upsert(cards())
+    admin(capsys, "create-user", "frank")
+
+    no_user = admin(capsys, "grant", "nobody", "catechism")
+    no_collection = admin(capsys, "grant", "frank", "nowhere")
+
+    assert no_user[0] == no_collection[0] == 1
+    assert "user nobody" in no_user[2]
+    assert "collection nowhere" in no_collection[2]
+    assert "nothing is ingested" in no_collection[2]

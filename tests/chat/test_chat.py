@@ -251,3 +251,34 @@ def test_given_tools_and_origin_when_chatting_then_recorded_on_the_question(
     assert question is not None
     assert question.details["tools"] is True
     assert question.details["origin"] == "widget"
+
+
+def test_given_an_edit_into_a_short_question_then_the_new_question_alone_is_answered(
+    client: TestClient, world: World
+) -> None:
+    post(
+        client,
+        world,
+        ask("Is prayer lifting our minds and hearts to God?", conversation_id="c-edit"),
+    )
+    second = post(client, world, ask("Who made us?", conversation_id="c-edit")).json()
+
+    edited = post(
+        client,
+        world,
+        ask("What is Baptism?", conversation_id="c-edit", version_of=second["question_id"]),
+    ).json()
+
+    assert edited["text"].startswith("Baptism is the sacrament"), edited["text"]
+    assert [c["cited_text_heading"] for c in edited["citations"]] == ["What is Baptism?"]
+
+
+def test_given_an_answer_when_done_then_it_carries_its_answerability(
+    client: TestClient, world: World
+) -> None:
+    answered = post(client, world, ask("How many sacraments are there?")).json()
+    refused = post(client, world, ask("What is the capital of Peru?")).json()
+
+    assert answered["answerability"] > refused["answerability"]
+    assert refused["citations"] == []
+    assert 0.0 <= refused["answerability"] <= 1.0

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from groundwork.answer.answerability import THRESHOLD
 from groundwork.answer.service import AnswerService
 from groundwork.api import answering
 from groundwork.api.app import create_app
@@ -47,6 +48,8 @@ def test_given_stream_true_when_answered_then_chunks_follow_the_openai_order(
     assert [c for c in chunks if "citations" in c] == [last]
     assert last["citations"] == whole["citations"]
     assert last["support_score"] == whole["support_score"]
+    assert last["answerability"] == whole["answerability"]
+    assert 0.0 <= whole["answerability"] <= 1.0
     assert not any("usage" in c for c in chunks)
 
 
@@ -177,3 +180,21 @@ def test_given_a_client_that_disconnects_then_generation_stops(cards_settings: S
     pulled = asyncio.run(scenario())
 
     assert pulled < 1000
+
+
+def test_given_a_question_the_cards_do_not_answer_then_answerability_is_low_and_it_refuses(
+    cards_client: TestClient,
+) -> None:
+    answered = cards_client.post(
+        "/v1/chat/completions", json=chat("What is prayer?", collection="catechism")
+    ).json()
+    refused = cards_client.post(
+        "/v1/chat/completions",
+        json=chat("What is the capital of Peru?", collection="catechism"),
+    ).json()
+    streamed = stream(cards_client, chat("What is the capital of Peru?", collection="catechism"))
+
+    assert answered["answerability"] >= THRESHOLD > refused["answerability"]
+    assert refused["citations"] == []
+    assert "could not find" in refused["choices"][0]["message"]["content"]
+    assert streamed[-2]["answerability"] == refused["answerability"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from groundwork.ingest.pipeline import cards_of, parse
 from tests.ingest.conftest import CORPORA, needs
 
@@ -34,10 +36,18 @@ def test_given_the_catechism_when_ingested_then_questions_are_references_under_t
     cards = cards_of(parse(".txt", CATECHISM.read_bytes()), "c", "s", "catechism.txt", [])
 
     q126 = next(c for c in cards if c.reference == "126")
-    assert q126.text.startswith('Q. 126. What do we mean by the "end of man"?')
-    assert q126.heading == "LESSON FIRST. ON THE END OF MAN."
+    assert q126.text.startswith('By the "end of man" we mean the purpose')
+    assert q126.heading_path == [
+        "LESSON FIRST. ON THE END OF MAN.",
+        'What do we mean by the "end of man"?',
+    ]
     assert q126.title == "Baltimore Catechism No. 3 (of 4)"
-    assert len({c.reference for c in cards if c.text.startswith("Q. ")}) >= 1390
+    asked = {
+        c.reference for c in cards if len(c.heading_path) == 2 and c.heading_path[1][-1] in "?."
+    }
+    assert len(asked) >= 1390
+    assert not any(re.search(r"\{\d+\}|^Q\. |\bA\. ", c.text) for c in cards)
+    assert not any("Transcriber" in c.text or "Produced by" in c.text for c in cards)
 
 
 @needs(CONSTITUTION)

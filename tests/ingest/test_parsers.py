@@ -72,22 +72,31 @@ def test_given_markdown_with_front_matter_when_parsed_then_metadata_and_numbers_
 CATECHISM = (
     "Title: A Small Catechism\r\nAuthor: Anonymous\r\n\r\n"
     "*** START OF THIS PROJECT GUTENBERG EBOOK A SMALL CATECHISM ***\r\n\r\n"
+    "Produced by A. Volunteer\r\n\r\n"
+    "{Transcriber's Note: numbers in braces are those of\r\nanother edition.}\r\n\r\n"
     "LESSON FIRST.\r\nON THE END OF MAN.\r\n\r\n"
-    "Q. 1. Who made the world?\r\nA. God made the world.\r\n\r\n"
-    "Q. 2. Who is God?\r\nA. God is the Creator.\r\n\r\n"
+    "Q. 1. {2} Who made the world?\r\nA. God made the world.\r\n\r\n"
+    "Q. 2. Who is God?\r\nA. God is the Creator of heaven and earth, and of all things.\r\n\r\n"
     "*** END OF THIS PROJECT GUTENBERG EBOOK ***\r\n\r\nLicence text here.\r\n"
 )
 
 
-def test_given_numbered_questions_in_plain_text_when_parsed_then_numbers_become_references() -> (
+def test_given_a_catechism_in_plain_text_when_parsed_then_answers_are_text_questions_headings() -> (
     None
 ):
     document = parse_text(CATECHISM)
 
     assert (document.title, document.author) == ("A Small Catechism", "Anonymous")
     assert [p.reference for p in document.passages] == ["1", "2"]
-    assert document.passages[0].heading_path == ["LESSON FIRST. ON THE END OF MAN."]
+    assert document.passages[0].heading_path == [
+        "LESSON FIRST. ON THE END OF MAN.",
+        "Who made the world?",
+    ]
     assert all("Licence" not in p.text for p in document.passages)
+    assert [p.text for p in document.passages] == [
+        "God made the world.",
+        "God is the Creator of heaven and earth, and of all things.",
+    ]
 
 
 def test_given_articles_and_sections_in_plain_text_when_parsed_then_they_form_the_path() -> None:

@@ -187,3 +187,18 @@ def test_given_an_essay_with_rhetorical_questions_when_read_then_its_headings_as
         "What is said about retries and failures (DynamoDB)?",
         "What is said about the end of man?",
     ]
+
+
+def test_given_the_configured_proposer_when_an_answer_is_not_answerable_then_it_is_refused(
+    service: Service,
+) -> None:
+    from groundwork.answer.service import Answer
+    from groundwork.starters.factory import starter_proposer
+    from groundwork.starters.proposer import answerable
+
+    proposer = starter_proposer(service.settings)
+    assert proposer is not None
+    assert answerable in proposer.checks
+    cited = Answer(text="x [1]", citations=[], answerability=0.1)
+    assert answerable("Q?", cited) is False
+    assert answerable("Q?", Answer(text="x [1]", citations=[], answerability=0.9)) is True

@@ -48,6 +48,7 @@ def test_given_a_question_when_a_citation_is_opened_then_its_passage_shows(
     expect(marker).to_have_attribute("aria-expanded", "true")
     # Every cited sentence is checked against its passage and tinted by its support.
     expect(page.locator("#ask-result .sentence.tint-strong").first).to_be_visible()
+    expect(page.locator("#ask-result .meta")).to_contain_text(re.compile(r"Answerability 0\.\d\d"))
     screenshot(page, "ask")
 
     page.keyboard.press("Escape")

@@ -1,29 +1,37 @@
 """Answers a conversation's last question from a collection, with verified citations.
 
-question → retrieval → generation with numbered sources → citation assembly and
-verification → the request's limits. :meth:`AnswerService.stream` is lazy: nothing is
+question → retrieval → the passages' sentences ranked against the question, and whether they
+answer it → generation with numbered sources → citation assembly and verification → the
+request's limits. :meth:`AnswerService.stream` is lazy: nothing is
 generated beyond what its consumer pulls, and closing it stops the generator.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator as PyGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from groundwork.answer.answerability import probability
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.limits import OutputLimit
 from groundwork.answer.question import last_question, search_query
+from groundwork.answer.relevance import gather
 from groundwork.answer.verification import GroundedVerifier
+from groundwork.domain.cards import Card
 from groundwork.generation.base import GenerationRequest
 from groundwork.grounding.factory import get_verifier
 from groundwork.text.tokens import count_tokens
+
+_MARKERS = re.compile(r"\s*\[\d{1,3}\]")
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from groundwork.answer.verification import CitationVerifier
     from groundwork.domain.citations import Citation
+    from groundwork.embeddings.base import Embedder
     from groundwork.generation.base import Generator, Turn
     from groundwork.retrieval.base import Retriever, SearchFilter
 
@@ -37,6 +45,8 @@ class AnswerOptions:
     temperature: float | None = None
     max_tokens: int | None = None
     stop: tuple[str, ...] = ()
+    #: False for a question that replaces an earlier one (an edit): it is no follow-up.
+    follow_up: bool = True
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,7 @@ class Finish:
     citations: list[Citation]
     support_score: float | None
     completion_tokens: int
+    answerability: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,7 @@ class Answer:
     support_score: float | None = None
     finish_reason: Literal["stop", "length"] = "stop"
     completion_tokens: int = 0
+    answerability: float = 0.0
 
 
 class AnswerService:
@@ -71,11 +83,13 @@ class AnswerService:
         *,
         k: int,
         verifier: CitationVerifier | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self._retriever = retriever
         self._generator = generator
         self._k = k
         self._verifier = verifier or GroundedVerifier(get_verifier())
+        self._embedder = embedder
 
     def answer(
         self, turns: Sequence[Turn], where: SearchFilter, options: AnswerOptions | None = None
@@ -91,6 +105,7 @@ class AnswerService:
                     support_score=event.support_score,
                     finish_reason=event.finish_reason,
                     completion_tokens=event.completion_tokens,
+                    answerability=event.answerability,
                 )
         raise AssertionError("an answer stream always ends with Finish")
 
@@ -100,9 +115,11 @@ class AnswerService:
         """Answer from the cards ``where`` allows (a resolved scope: see ``chat.scope``)."""
         options = options or AnswerOptions()
         question = last_question(turns)
-        query = search_query(turns)
+        query = search_query(turns) if options.follow_up else question
         hits = self._retriever.search(query, where, self._k, quality=options.quality)
         passages = [hit.card for hit in hits]
+        embedder = self._embedding()
+        evidence = gather(query, passages, embedder)
         request = GenerationRequest(
             question=question,
             passages=passages,
@@ -112,6 +129,7 @@ class AnswerService:
             temperature=options.temperature,
             max_tokens=options.max_tokens,
             stop=options.stop,
+            evidence=evidence,
         )
         cited = CitationStream(passages, self._verifier)
         limit = OutputLimit(options.stop, options.max_tokens)
@@ -133,12 +151,31 @@ class AnswerService:
         finally:
             if isinstance(deltas, PyGenerator):
                 deltas.close()
+        answerability = probability(evidence)
+        if not self._generator.quotes_sources and sent.strip():
+            # A model's own sentences must address the question too, whatever the documents.
+            spoken = gather(query, [_as_card(sent)], embedder)
+            answerability = min(answerability, probability(spoken))
         yield Finish(
             finish_reason=limit.finish_reason or "stop",
             citations=_cited_in(sent, cited.citations),
             support_score=cited.support_score,
             completion_tokens=count_tokens(sent),
+            answerability=answerability,
         )
+
+    def _embedding(self) -> Embedder:
+        if self._embedder is None:
+            from groundwork.embeddings.factory import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+
+def _as_card(answer: str) -> Card:
+    """The answer as a passage of its own, markers removed, for the answerability check."""
+    text = _MARKERS.sub("", answer)
+    return Card(id="answer", collection="", source_id="", text=text, url="")
 
 
 def _cited_in(text: str, citations: list[Citation]) -> list[Citation]:

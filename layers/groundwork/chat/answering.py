@@ -34,6 +34,7 @@ class Answerer:
         *,
         language: str | None,
         quality: Quality,
+        follow_up: bool = True,
     ) -> Generator[Delta | Finish, None, None]:
         """Deltas of the answer, then one ``Finish``; closing it stops the generation."""
         turns = [
@@ -43,4 +44,6 @@ class Answerer:
         ]
         turns.append(Turn("user", question))
         service = AnswerService(self.retriever, self.generator, k=self.k, verifier=self.verifier)
-        return service.stream(turns, where, AnswerOptions(language=language, quality=quality))
+        return service.stream(
+            turns, where, AnswerOptions(language=language, quality=quality, follow_up=follow_up)
+        )

@@ -130,9 +130,10 @@ class Generation(ChatRun):
                 text = str(plan.cached.get("text") or "")
                 citations = _citations(plan.cached.get("citations"))
                 support = _number(plan.cached.get("support_score"))
+                answerability = _number(plan.cached.get("answerability"))
                 yield Token(text)
             else:
-                text, citations, support = "", [], None
+                text, citations, support, answerability = "", [], None, None
                 heartbeat.start()
                 stream = self.service.answerer.stream(
                     plan.question,
@@ -140,6 +141,7 @@ class Generation(ChatRun):
                     plan.where,
                     language=plan.language,
                     quality=plan.quality,
+                    follow_up=plan.body.version_of is None,
                 )
                 try:
                     for event in stream:
@@ -147,12 +149,13 @@ class Generation(ChatRun):
                             raise _superseded()
                         if isinstance(event, Finish):
                             citations, support = event.citations, event.support_score
+                            answerability = event.answerability
                         elif event.text:
                             text += event.text
                             yield Token(event.text)
                 finally:
                     stream.close()
-            payload = self.service.store(plan, text, citations, support)
+            payload = self.service.store(plan, text, citations, support, answerability)
             finished = True
             yield Done(payload)
         finally:
@@ -436,7 +439,12 @@ class ChatService:
     # -- after answering ----------------------------------------------------------------
 
     def store(
-        self, plan: _Plan, text: str, citations: list[Citation], support: float | None
+        self,
+        plan: _Plan,
+        text: str,
+        citations: list[Citation],
+        support: float | None,
+        answerability: float | None = None,
     ) -> dict[str, JsonValue]:
         """Write the turn (and complete the request) in one transaction; the done payload."""
         body, conversations = plan.body, self.stores.conversations
@@ -458,6 +466,7 @@ class ChatService:
                     "language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
+                    "answerability": answerability,
                 },
                 created=int(time.time()),
             )
@@ -506,6 +515,7 @@ class ChatService:
                     "text": payload["text"],
                     "citations": payload["citations"],
                     "support_score": payload["support_score"],
+                    "answerability": payload["answerability"],
                 }
                 self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
             explicit = "quality" in plan.body.model_fields_set
@@ -533,6 +543,7 @@ def _done_payload(plan: _Plan, record: QuestionRecord) -> dict[str, JsonValue]:
         "text": record.answer,
         "citations": citations,
         "support_score": record.support,
+        "answerability": record.details.get("answerability"),
         "cached": record.cached,
         "language": plan.language,
         "quality": plan.quality,

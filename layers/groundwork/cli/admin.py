@@ -60,11 +60,14 @@ def _run(
     """The action with the configured stores; storage errors become one line and exit 1."""
 
     def run(args: argparse.Namespace) -> int:
+        from groundwork.settings import get_settings
         from groundwork.storage.errors import AlreadyExists, NotFound, StorageError
         from groundwork.storage.factory import get_stores
 
         try:
-            message = action(get_stores(), args)
+            # The settings object, not the default argument, keys the cached stores: the
+            # settings of this run (tests change them between runs).
+            message = action(get_stores(get_settings()), args)
         except AlreadyExists as exc:
             print(f"groundwork admin: already exists: {exc}", file=sys.stderr)
             return 1
@@ -96,8 +99,23 @@ def _create_collection(stores: Stores, args: argparse.Namespace) -> str:
 
 
 def _grant(stores: Stores, args: argparse.Namespace) -> str:
-    stores.accounts.grant(args.user_id, args.collection)
-    return f"{args.user_id} may see {args.collection}"
+    """A collection that holds ingested cards is registered on its first grant."""
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.settings import get_settings
+    from groundwork.storage.errors import NotFound
+
+    accounts, name = stores.accounts, args.collection
+    if accounts.get_user(args.user_id) is None:
+        raise NotFound(f"user {args.user_id} (create it with `groundwork admin create-user`)")
+    if accounts.get_collection(name) is None:
+        if get_retriever(get_settings()).count(name) == 0:
+            raise NotFound(
+                f"collection {name}: nothing is ingested into it and it is not registered "
+                "(`groundwork ingest` or `groundwork admin create-collection`)"
+            )
+        accounts.create_collection(name)
+    accounts.grant(args.user_id, name)
+    return f"{args.user_id} may see {name}"
 
 
 def _set_quota(stores: Stores, args: argparse.Namespace) -> str:

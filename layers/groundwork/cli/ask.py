@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,13 +24,20 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.retrieval.base import SearchFilter
     from groundwork.retrieval.factory import get_retriever
     from groundwork.settings import get_settings
-    from groundwork.storage.factory import get_storage
+    from groundwork.storage.factory import get_storage, get_stores
 
     settings = get_settings()
     collection = args.collection or settings.default_collection
-    retriever = get_retriever()
+    retriever = get_retriever(settings)
     if settings.bootstrap_docs and settings.docs_dir and collection == settings.default_collection:
-        ingest_docs_if_empty(retriever, get_storage(), settings.docs_dir, collection)
+        ingest_docs_if_empty(retriever, get_storage(settings), settings.docs_dir, collection)
+    if (
+        retriever.count(collection) == 0
+        and get_stores(settings).accounts.get_collection(collection) is None
+    ):
+        # As over HTTP (404 collections.not_found): neither ingested into nor registered.
+        print(f"groundwork ask: no collection {collection!r}", file=sys.stderr)
+        return 1
     service = AnswerService(retriever, get_generator(), k=settings.retrieval_k)
     answer = service.answer([Turn("user", args.question)], SearchFilter(collections=[collection]))
     print(answer.text)

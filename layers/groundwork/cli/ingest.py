@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.storage.factory import get_storage
 
     path: Path = args.path
-    ingestor = Ingestor(get_retriever(), get_storage(), starter_proposer(get_settings()))
+    settings = get_settings()
+    ingestor = Ingestor(get_retriever(settings), get_storage(settings), starter_proposer(settings))
     if args.delete:
         report = ingestor.delete(path, collection=args.collection)
         print(f"{report.deleted} documents deleted; {report.cards} passages removed")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from groundwork.answer.relevance import Evidence
     from groundwork.domain.cards import Card
 
 
@@ -25,6 +26,8 @@ class GenerationRequest:
     ``query`` is what retrieval searched with: the question, plus the previous question's
     words when the question is a short follow-up. The sampling fields are hints a model
     honours; the answer pipeline enforces ``max_tokens`` and ``stop`` on the text itself.
+    ``evidence`` is the passages' sentences ranked against the question, when the pipeline has
+    already gathered it.
     """
 
     question: str
@@ -35,9 +38,14 @@ class GenerationRequest:
     temperature: float | None = None
     max_tokens: int | None = None
     stop: tuple[str, ...] = ()
+    evidence: Evidence | None = None
 
 
 class Generator(ABC):
+    #: Every sentence it writes is a sentence of a passage, so the documents' answerability is
+    #: its answer's; a generator that writes its own sentences has them checked as well.
+    quotes_sources: bool = False
+
     @abstractmethod
     def stream(self, request: GenerationRequest) -> Iterator[str]:
         """Text deltas of the answer, in order; markers ``[n]`` cite ``request.passages[n-1]``.

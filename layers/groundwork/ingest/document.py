@@ -10,6 +10,21 @@ _NUMBERED = re.compile(r"^(?:Q\.\s*|¶\s*)?(?:(\d{1,4})\.|\((\d{1,4})\))\s+\S")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _GUTENBERG_START = re.compile(r"^\*\*\* ?START OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
 _GUTENBERG_END = re.compile(r"^\*\*\* ?END OF (?:THE|THIS) PROJECT GUTENBERG.*$", re.M)
+# What an e-text's producers added: credits, transcriber's notes ("{T.N.: …}"), the licence.
+_NOT_CONTENT = re.compile(
+    r"^\s*[{\[(]?\s*(?:transcriber['’]?s? notes?\b|T\.\s?N\.:|produced by\b"
+    r"|end of (?:the |this )?project gutenberg"
+    r"|(?:the )?project gutenberg\b.*\b(?:license|ebook)\b)",
+    re.I,
+)
+# A catechism's question and answer: "Q. 577. {137} How many…? A. There are seven…".
+_QUESTION_ANSWER = re.compile(
+    r"^Q\.\s*(?:\d{1,4}\.?\s*)?(?:\{\d+\}\s*)?(?P<question>.{3,}?(?:\?[\"”']?|\.[\"”']?(?=\s+A\.)))"
+    r"\s+(?:A\.\s+)?(?P<answer>\S.*)$",
+    re.S,
+)
+# Numbers in braces ("{137}"): another edition's numbering, not text.
+_BRACED_NUMBER = re.compile(r"\s*\{\d{1,4}\}")
 
 
 @dataclass
@@ -81,6 +96,24 @@ def pack(paragraphs: list[str], limit: int) -> list[tuple[str, str | None]]:
     if current:
         pieces.append((current, reference))
     return pieces
+
+
+def is_content(paragraph: str) -> bool:
+    """False for what an e-text's producers added: credits, transcriber's notes, licence."""
+    return not _NOT_CONTENT.match(paragraph)
+
+
+def answer_of(piece: str) -> tuple[str, list[str]]:
+    """A passage's text without question-and-answer markers and edition numbers, and the
+    questions it answers: in a catechism the question is the answer's heading, not its text."""
+    paragraphs, questions = [], []
+    for paragraph in piece.split("\n\n"):
+        match = _QUESTION_ANSWER.match(paragraph)
+        if match:
+            questions.append(_BRACED_NUMBER.sub("", match.group("question")).strip())
+            paragraph = match.group("answer")
+        paragraphs.append(_BRACED_NUMBER.sub("", paragraph).strip())
+    return "\n\n".join(p for p in paragraphs if p), questions
 
 
 def gutenberg(text: str) -> tuple[dict[str, str], str]:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from groundwork.ingest.document import Document, Passage, number_of, year_in
+from groundwork.ingest.document import Document, Passage, answer_of, is_content, number_of, year_in
 
 PASSAGE_CHARS = 900
 
@@ -185,7 +185,8 @@ def _sections(blocks: list[_Block]) -> list[_Section]:
             name = re.sub(r"^BY\s+", "", block.text)
             current.author = " ".join(w.title() if w.isupper() else w for w in name.split())
         else:
-            current.paragraphs.append(block.text)
+            if is_content(block.text):
+                current.paragraphs.append(block.text)
     return [s for s in sections if s.paragraphs]
 
 
@@ -200,8 +201,9 @@ def _passages(section: _Section) -> list[Passage]:
             reference = None
             if numbers:
                 reference = numbers[0] if len(numbers) == 1 else f"{numbers[0]}–{numbers[-1]}"
+            text, questions = answer_of("\n\n".join(pieces))
             passages.append(
-                Passage("\n\n".join(pieces), section.path, section.anchor, reference,
+                Passage(text, section.path + questions[:1], section.anchor, reference,
                         author=section.author, year=section.year)
             )  # fmt: skip
         pieces.clear()

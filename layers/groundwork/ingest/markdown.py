@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from groundwork.ingest.document import Document, Passage, pack, slug
+from groundwork.ingest.document import Document, Passage, answer_of, is_content, pack, slug
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^(```|~~~)")
@@ -27,7 +27,8 @@ def parse_markdown(text: str) -> Document:
 
     def flush() -> None:
         for piece, reference in pack(paragraphs, PASSAGE_CHARS):
-            document.passages.append(Passage(piece, list(path), anchor, reference))
+            text, questions = answer_of(piece)
+            document.passages.append(Passage(text, path + questions[:1], anchor, reference))
         paragraphs.clear()
 
     for block in _blocks(body):
@@ -39,7 +40,7 @@ def parse_markdown(text: str) -> Document:
                 document.title = title
             path = [*path[: level - 1], title]
             anchor = slug(title)
-        else:
+        elif is_content(block):
             paragraphs.append(block)
     flush()
     return document

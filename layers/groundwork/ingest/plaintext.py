@@ -3,14 +3,16 @@
 A heading is a short block that starts with a structural word and a number ("Article 1",
 "LESSON FIRST. / ON THE END OF MAN.") or is written in capitals. A paragraph that opens with
 "Section 2." starts a section of its own. Project Gutenberg e-texts lose their licence and
-give their header's title and author.
+give their header's title and author; their producers' credits and transcriber's notes are
+not content. A catechism's "Q. 12. {3} Question? A. Answer." is its answer, headed by its
+question and cited by its number.
 """
 
 from __future__ import annotations
 
 import re
 
-from groundwork.ingest.document import Document, Passage, gutenberg, pack
+from groundwork.ingest.document import Document, Passage, answer_of, gutenberg, is_content, pack
 
 PASSAGE_CHARS = 900
 
@@ -40,10 +42,13 @@ def parse_text(text: str) -> Document:
     def flush() -> None:
         headings = [title for _, title in path]
         for piece, number in pack(paragraphs, PASSAGE_CHARS):
-            document.passages.append(Passage(piece, headings, reference=number or reference))
+            text, questions = answer_of(piece)
+            document.passages.append(
+                Passage(text, headings + questions[:1], reference=number or reference)
+            )
         paragraphs.clear()
 
-    for block in blocks:
+    for block in filter(is_content, blocks):
         level = _heading_level(block)
         inline = _INLINE_SECTION.match(block)
         if level is None and inline:

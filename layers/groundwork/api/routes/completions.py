@@ -43,7 +43,8 @@ router = APIRouter(prefix="/v1", tags=["chat completions"])
 
 _STREAM_DOC = (
     "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
-    "chunk (empty `delta`, `finish_reason`) carries `citations` and `support_score`."
+    "chunk (empty `delta`, `finish_reason`) carries `citations`, `support_score` and "
+    "`answerability`."
 )
 
 
@@ -100,6 +101,7 @@ async def create_chat_completion(
             usage=_usage(prompt_tokens, answer.completion_tokens),
             citations=answer.citations,
             support_score=answer.support_score,
+            answerability=answer.answerability,
         )
     events = service.stream(turns, where, options)
     # The first event is pulled before the response starts, so that a bad request or an
@@ -139,6 +141,7 @@ async def _sse(
                         "choices": [_choice({}, event.finish_reason)],
                         "citations": [c.model_dump() for c in event.citations],
                         "support_score": event.support_score,
+                        "answerability": event.answerability,
                     }
                 )
                 if prompt_tokens is not None:

@@ -28,6 +28,11 @@ class ChatDone(BaseModel):
     text: str
     citations: list[Citation]
     support_score: float | None = Field(None, description="How grounded the answer is, 0–1.")
+    answerability: float | None = Field(
+        None,
+        description="0–1: how likely the documents answer the question; null for an answer "
+        "saved before it was measured.",
+    )
     cached: bool = Field(..., description="The answer came from the response cache.")
     language: str | None = None
     quality: Quality

@@ -104,3 +104,8 @@ class ChatCompletion(BaseModel):
         description="0–1: how well the retrieved passages support the answer's sentences "
         "(null when nothing was retrieved).",
     )
+    answerability: float = Field(
+        ...,
+        description="0–1: how likely the documents answer the question (and, for a model's "
+        "answer, that its sentences address it); under 0.5 the extractive composer refuses.",
+    )

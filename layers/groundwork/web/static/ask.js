@@ -76,6 +76,9 @@ export function showDone(target, done, onFresh) {
     "p",
     { class: "meta" },
     done.support_score === null ? "" : `Support ${done.support_score.toFixed(2)} · `,
+    typeof done.answerability === "number"
+      ? `Answerability ${done.answerability.toFixed(2)} · `
+      : "",
     done.quality,
     done.language ? ` · ${done.language}` : "",
   );

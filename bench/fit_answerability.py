@@ -1,0 +1,260 @@
+"""Fit and measure answerability and sentence selection on SQuAD 2.0 dev (half its articles).
+
+Each article's paragraphs are one collection. Every sampled question is asked in its own
+article's collection (answerable ones and the unanswerable ones written to look answerable)
+and, for a share of them, in another article's collection (the article is not indexed). For
+each, the extractive composer's evidence is gathered exactly as the service does and its three
+answerability features are recorded. A logistic model is then fitted with article-level
+cross-validation (leave one article out; the refusal threshold is chosen on the training
+articles so that at most one answerable question in ten is refused), and the held-out figures
+are printed, with the curve of false refusals against refused unanswerable questions and the
+coefficients fitted on all articles (what :mod:`groundwork.answer.answerability` ships).
+
+    .venv/bin/python -m bench.fit_answerability [--per-article N] [--quality fast|precise]
+        [--features FILE]   # reuse (or write) the recorded features
+        [--cache FILE.npz]  # reuse (or write) the embeddings of paragraphs and questions
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from groundwork.answer.answerability import features
+from groundwork.answer.relevance import gather, prose
+from groundwork.domain.cards import Card
+from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.factory import get_embedder
+from groundwork.generation.extractive import ExtractiveComposer
+from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "squad2_dev_half.jsonl"
+TARGET_FALSE_REFUSALS = 0.10
+
+
+class Memo(Embedder):
+    """The embedder, remembering every text it embedded: paragraphs are embedded once."""
+
+    def __init__(self, inner: Embedder, cache: Path | None) -> None:
+        self.inner = inner
+        self.dimension = inner.dimension
+        self.seen: dict[str, npt.NDArray[np.float32]] = {}
+        self.cache = cache
+        if cache is not None and cache.exists():
+            saved = np.load(cache, allow_pickle=False)
+            self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+
+    def save(self) -> None:
+        if self.cache is not None:
+            texts = list(self.seen)
+            vectors = np.stack([self.seen[t] for t in texts])
+            np.savez(self.cache, texts=np.array(texts), vectors=vectors)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.seen))
+        if missing:
+            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
+                self.seen[text] = vector
+        return np.stack([self.seen[t] for t in texts]) if texts else np.zeros((0, self.dimension))
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def cards_of(rows: list[dict[str, Any]]) -> list[Card]:
+    paragraphs = {(r["title"], r["paragraph"]): r["context"] for r in rows}
+    return [
+        Card(
+            id=f"{title}-{n}",
+            collection=f"squad-{title}".lower()[:60],
+            source_id=title,
+            text=text,
+            title=title.replace("_", " "),
+            url=f"{title}#{n}",
+            position=n,
+        )
+        for (title, n), text in sorted(paragraphs.items())
+    ]
+
+
+def record(args: argparse.Namespace) -> list[dict[str, Any]]:
+    rows = load(args.data)
+    titles = sorted({r["title"] for r in rows})
+    rng = random.Random(7)
+    sample: list[tuple[dict[str, Any], str]] = []
+    for i, title in enumerate(titles):
+        own = [r for r in rows if r["title"] == title]
+        for impossible in (False, True):
+            group = [r for r in own if r["is_impossible"] == impossible]
+            sample += [(r, title) for r in rng.sample(group, min(args.per_article, len(group)))]
+        other = titles[(i + 1) % len(titles)]
+        sample += [(r, other) for r in rng.sample(own, min(args.per_article // 2, len(own)))]
+    cards = cards_of(rows)
+    memo = Memo(get_embedder(), args.cache)
+    started = time.perf_counter()
+    memo.embed(
+        [passage_text(c) for c in cards] + [s for c in cards for s in prose(c.text)]
+    )  # once, in large batches
+    memo.save()
+    elapsed = time.perf_counter() - started
+    print(f"embedded {len(memo.seen)} paragraphs and sentences in {elapsed:.0f} s")
+    composer = ExtractiveComposer(embedder=memo)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        index = EmbeddedIndex(Path(tmp) / "index.sqlite", memo)
+        index.upsert(cards)
+        for row, asked_in in sample:
+            where = SearchFilter(collections=[f"squad-{asked_in}".lower()[:60]])
+            hits = index.search(row["question"], where, args.k, quality=args.quality)
+            evidence = gather(row["question"], [h.card for h in hits], memo)
+            chosen = composer.select(evidence)
+            first = chosen[0].text.lower() if chosen else ""
+            out.append(
+                {
+                    "article": row["title"],
+                    "indexed": asked_in == row["title"],
+                    "impossible": row["is_impossible"],
+                    "features": features(evidence),
+                    "gold_first": any(a.lower() in first for a in row["answers"]),
+                    "words": sum(len(c.text.split()) for c in chosen),
+                    "candidates": [
+                        [
+                            c.similarity,
+                            c.coverage,
+                            c.passage,
+                            any(a.lower() in c.text.lower() for a in row["answers"]),
+                        ]
+                        for c in evidence.candidates
+                    ],
+                }
+            )
+    memo.save()
+    return out
+
+
+def fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Logistic regression by Newton's method, with a little L2 on the weights."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(design.shape[1])
+    ridge = np.eye(len(w)) * 1e-2
+    ridge[0, 0] = 0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-design @ w))
+        gradient = design.T @ (p - y) + ridge @ w
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge
+        w -= np.linalg.solve(hessian, gradient)
+    return w
+
+
+def predict(w: npt.NDArray[np.float64], x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    result: npt.NDArray[np.float64] = 1 / (1 + np.exp(-(w[0] + x @ w[1:])))
+    return result
+
+
+def threshold_for(scores: npt.NDArray[np.float64]) -> float:
+    """The highest threshold that refuses at most the target share of answerable questions."""
+    return float(np.quantile(scores, TARGET_FALSE_REFUSALS))
+
+
+def auroc(scores: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> float:
+    order = np.argsort(scores)
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    positives = labels == 1
+    n_pos, n_neg = positives.sum(), (~positives).sum()
+    return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--per-article", type=int, default=40)
+    parser.add_argument("--quality", choices=["fast", "precise"], default="precise")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--features", type=Path, default=None)
+    parser.add_argument("--cache", type=Path, default=None, help="keep the embeddings here")
+    args = parser.parse_args()
+
+    if args.features and args.features.exists():
+        rows = [json.loads(line) for line in args.features.read_text().splitlines()]
+    else:
+        rows = record(args)
+        if args.features:
+            args.features.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    x = np.array([r["features"] for r in rows], dtype=np.float64)
+    y = np.array([r["indexed"] and not r["impossible"] for r in rows], dtype=np.float64)
+    articles = np.array([r["article"] for r in rows])
+    held_out = np.zeros(len(rows))
+    refused = np.zeros(len(rows), dtype=bool)
+    for article in sorted(set(articles)):
+        test = articles == article
+        w = fit(x[~test], y[~test])
+        cut = threshold_for(predict(w, x[~test & (y == 1)]))
+        held_out[test] = predict(w, x[test])
+        refused[test] = held_out[test] < cut
+
+    groups: dict[str, npt.NDArray[np.bool_]] = defaultdict(lambda: np.zeros(len(rows), bool))
+    for i, r in enumerate(rows):
+        key = "answerable" if y[i] else "unanswerable" if r["indexed"] else "not indexed"
+        groups[key][i] = True
+    answered = groups["answerable"] & ~refused
+    gold = np.array([r["gold_first"] for r in rows])
+    words = [rows[i]["words"] for i in np.flatnonzero(answered)]
+    print(
+        f"SQuAD 2.0 dev half: {len(rows)} questions over {len(set(articles))} articles "
+        f"({int(groups['answerable'].sum())} answerable, {int(groups['unanswerable'].sum())} "
+        f"unanswerable, {int(groups['not indexed'].sum())} asked where their article is not "
+        f"indexed); retrieval {args.quality}, k={args.k}; leave-one-article-out"
+    )
+    print()
+    indexed = groups["answerable"] | groups["unanswerable"]
+    figures = [
+        ("gold answer in the first sentence (answerable, answered)", gold[answered].mean()),
+        (
+            "gold answer in the first sentence (answerable, all)",
+            (gold & answered)[groups["answerable"]].mean(),
+        ),
+        ("median words (answered)", statistics.median(words) if words else 0),
+        ("false refusals (answerable refused)", refused[groups["answerable"]].mean()),
+        ("unanswerable questions refused", refused[groups["unanswerable"]].mean()),
+        ("article not indexed: refused", refused[groups["not indexed"]].mean()),
+        ("answerability AUROC, answerable vs unanswerable", auroc(held_out[indexed], y[indexed])),
+        ("answerability AUROC, answerable vs all others", auroc(held_out, y)),
+    ]
+    print("| figure (held-out articles) | value |")
+    print("|---|---|")
+    for name, value in figures:
+        print(f"| {name} | {value:.3f} |")
+    print()
+    print("| threshold | false refusals | unanswerable refused | not indexed refused |")
+    print("|---|---|---|---|")
+    for cut in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        low = held_out < cut
+        print(
+            f"| {cut:.1f} | {low[groups['answerable']].mean():.3f} | "
+            f"{low[groups['unanswerable']].mean():.3f} | {low[groups['not indexed']].mean():.3f} |"
+        )
+    w = fit(x, y)
+    cut = threshold_for(predict(w, x[y == 1]))
+    print()
+    print("fitted on all articles (groundwork.answer.answerability):")
+    print(f"COEFFICIENTS = ({', '.join(f'{v:.3f}' for v in w)})")
+    print(f"THRESHOLD = {cut:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Which sentences of the retrieved passages answer the question: meaning, keywords and rank.
+
+Every prose sentence of the passages is a candidate, except one that asks something (a
+question in the text is not its answer) and one that only restates the question (it has no
+content word the question lacks). Each candidate is scored by its cosine similarity with the
+question under the MiniLM embedder (trained on question–answer pairs among others), plus the
+inverse-document-frequency weighted share of the question's content words it contains, less
+a little for each rank its passage sits below the first.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from groundwork.answer.metadata import metadata_answer
+from groundwork.text.sentences import split_sentences
+from groundwork.text.terms import terms
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from groundwork.domain.cards import Card
+    from groundwork.embeddings.base import Embedder
+
+#: Weight of the keyword coverage beside the cosine similarity (both 0–1).
+KEYWORD_WEIGHT = 0.8
+#: What each rank below the first costs a passage's sentences.
+RANK_PENALTY = 0.05
+#: Sentences embedded per question, those with the most of the question's words first: the
+#: embedding is most of the cost of an answer's first token.
+MAX_CANDIDATES = 24
+
+#: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.
+_ASKING = frozenset({"many", "much"})
+
+_FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    passage: int  # zero-based rank of the passage in the request
+    position: int  # sentence number inside the passage
+    text: str
+    similarity: float  # cosine with the question
+    coverage: float  # weighted share of the question's content words it contains
+    new_terms: frozenset[str]  # its content words that the question lacks
+
+    @property
+    def score(self) -> float:
+        return self.similarity + KEYWORD_WEIGHT * self.coverage - RANK_PENALTY * self.passage
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The candidates, best first, and how much of the question the passages cover at all."""
+
+    candidates: list[Candidate]
+    passage_coverage: float  # the best single passage's weighted share of the question's words
+    #: A question about a document (its author, year, title) answered from a card's metadata:
+    #: the passage's index and the sentence (see :mod:`groundwork.answer.metadata`).
+    card_answer: tuple[int, str] | None = None
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+
+def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evidence:
+    """Score the passages' sentences against ``question`` (embedded once with them)."""
+    wanted = set(terms(question)) - _ASKING
+    if not wanted or not passages:
+        return Evidence([], 0.0)
+    card_answer = metadata_answer(question, passages)
+    sentences = [
+        (p, s, text, set(terms(text)))
+        for p, card in enumerate(passages)
+        for s, text in enumerate(prose(card.text))
+    ]
+    found_in = [set(terms(card.text)) & wanted for card in passages]
+    frequency = Counter(t for *_, found in sentences for t in found & wanted)
+    weight = {t: math.log(1 + max(len(sentences), 1) / max(frequency[t], 1)) for t in wanted}
+    total = sum(weight.values())
+    passage_coverage = max(sum(weight[t] for t in found) / total for found in found_in)
+    kept = [
+        (p, s, text, found)
+        for p, s, text, found in sentences
+        if not text.rstrip("\"'”’)").endswith("?") and found - wanted
+    ]
+    if not kept:
+        return Evidence([], passage_coverage, card_answer)
+    if len(kept) > MAX_CANDIDATES:
+        kept.sort(key=lambda row: (-sum(weight[t] for t in row[3] & wanted), row[0], row[1]))
+        kept = kept[:MAX_CANDIDATES]
+    vectors = embedder.embed([question, *(text for _, _, text, _ in kept)])
+    similarities = vectors[1:] @ vectors[0]
+    candidates = [
+        Candidate(
+            passage=p,
+            position=s,
+            text=text,
+            similarity=float(similarity),
+            coverage=sum(weight[t] for t in found & wanted) / total,
+            new_terms=frozenset(found - wanted),
+        )
+        for (p, s, text, found), similarity in zip(kept, similarities, strict=True)
+    ]
+    candidates.sort(key=lambda c: (-c.score, c.passage, c.position))
+    return Evidence(candidates, passage_coverage, card_answer)
+
+
+def prose(text: str) -> list[str]:
+    """The passage's sentences on one line each; code blocks and fragments are not prose.
+
+    A sentence ending in a colon only introduces what follows it (a list, a command): alone it
+    says nothing, and it would run into the next sentence of the answer.
+    """
+    stripped = _FENCED.sub("\n\n", text)
+    sentences = (" ".join(span.text.split()) for span in split_sentences(stripped))
+    return [s for s in sentences if len(s.split()) >= 3 and not s.endswith(":")]
