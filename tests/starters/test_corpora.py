@@ -45,7 +45,7 @@ def test_given_the_shipped_corpora_when_ingested_then_each_lists_cited_english_s
     for collection, (_, title) in SHIPPED.items():
         starters = listed[collection]
         texts = [s.text for s in starters]
-        assert len(texts) == settings.starters_per_source, (collection, texts)
+        assert 2 <= len(texts) <= settings.starters_per_source, (collection, texts)
         assert len(set(texts)) == len(texts)
         assert {s.language for s in starters} == {"en"}, texts
         assert not any("gutenberg" in t.casefold() or "etext" in t.casefold() for t in texts)

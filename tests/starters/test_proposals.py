@@ -40,9 +40,9 @@ def test_given_a_german_document_when_ingested_then_its_starters_are_german_and_
     assert report.added == 1
     starters = service.stores.starters.list_starters("backen")
     assert [s.text for s in starters] == [
-        "Was sagen die Dokumente zu „Sauerteig ansetzen“?",
-        "Was sagen die Dokumente zu „Die richtige Mehlsorte“?",
-        "Was sagen die Dokumente zu „Backen im Holzofen“?",
+        "Wie wird der Sauerteig angesetzt?",
+        "Welches Mehl eignet sich für Roggenbrot?",
+        "Wie wird der Holzofen angeheizt?",
     ]
     (source,) = service.ingestor._storage.list_sources("backen")
     assert {(s.language, s.source_id, s.origin) for s in starters} == {
@@ -65,13 +65,12 @@ def test_given_a_changed_source_when_reingested_then_its_proposals_are_replaced(
     document = tmp_path / "brot.md"
     shutil.copy(GERMAN, document)
     service.ingestor.ingest([document], collection="backen", root=tmp_path)
-    text = document.read_text().replace("## Backen im Holzofen", "## Backen im Gasofen")
-    document.write_text(text.replace("Holzofen", "Gasofen"))
+    document.write_text(document.read_text().replace("Holzofen", "Gasofen"))
 
     service.ingestor.ingest([document], collection="backen", root=tmp_path)
 
     texts = [s.text for s in service.stores.starters.list_starters("backen")]
-    assert "Was sagen die Dokumente zu „Backen im Gasofen“?" in texts
+    assert "Wie wird der Gasofen angeheizt?" in texts
     assert not any("Holzofen" in t for t in texts)
     assert len(texts) == 3
 
@@ -143,6 +142,27 @@ def test_given_a_qa_text_with_a_licence_when_candidates_are_read_then_its_own_qu
     assert {(c.language, c.kind) for c in found} == {("en", "question")}
 
 
+def test_given_german_headings_without_questions_when_read_then_german_questions_are_built() -> (
+    None
+):
+    prose = "Der Sauerteig wird aus Roggenmehl und Wasser angesetzt und reift vier Tage lang."
+    document = Document(
+        title="Brot backen",
+        passages=[
+            Passage(prose, heading_path=["Brot backen", "Sauerteig ansetzen"]),
+            Passage(prose, heading_path=["Brot backen", "Vorwort"]),
+            Passage(prose, heading_path=["Brot backen", "Kapitel 2: Die richtige Mehlsorte"]),
+        ],
+    )
+
+    found = candidates(document, document_language(document))
+
+    assert [(c.text, c.language) for c in found] == [
+        ("Was sagen die Dokumente zu „Sauerteig ansetzen“?", "de"),
+        ("Was sagen die Dokumente zu „Die richtige Mehlsorte“?", "de"),
+    ]
+
+
 def test_given_an_essay_with_rhetorical_questions_when_read_then_its_headings_ask_instead() -> None:
     essay = Document(
         title="Essays",
@@ -155,9 +175,30 @@ def test_given_an_essay_with_rhetorical_questions_when_read_then_its_headings_as
                 Passage(f"The militia of each state is trained in its own way, part {n}.")
                 for n in range(10)
             ],
+            Passage("Writes are retried.", heading_path=["Retries and Failures (DynamoDB)"]),
+            Passage("Nothing.", heading_path=["LESSON FIRST. ON THE END OF MAN."]),
         ],
     )
 
     found = candidates(essay, "en")
 
-    assert [c.text for c in found] == ["What is said about dangers from foreign force?"]
+    assert [c.text for c in found] == [
+        "What is said about dangers from foreign force?",
+        "What is said about retries and failures (DynamoDB)?",
+        "What is said about the end of man?",
+    ]
+
+
+def test_given_the_configured_proposer_when_an_answer_is_not_answerable_then_it_is_refused(
+    service: Service,
+) -> None:
+    from groundwork.answer.service import Answer
+    from groundwork.starters.factory import starter_proposer
+    from groundwork.starters.proposer import answerable
+
+    proposer = starter_proposer(service.settings)
+    assert proposer is not None
+    assert answerable in proposer.checks
+    cited = Answer(text="x [1]", citations=[], answerability=0.1)
+    assert answerable("Q?", cited) is False
+    assert answerable("Q?", Answer(text="x [1]", citations=[], answerability=0.9)) is True

@@ -74,8 +74,8 @@ def test_given_a_german_starter_when_clicked_on_an_english_page_then_it_is_answe
 ) -> None:
     page = bakery_page
     starters = page.locator("#ask-starters .starter")
-    german = starters.filter(has_text="Sauerteig ansetzen")
-    expect(german).to_have_text("Was sagen die Dokumente zu „Sauerteig ansetzen“?")
+    german = starters.filter(has_text="Sauerteig")
+    expect(german).to_have_text("Wie wird der Sauerteig angesetzt?")
     expect(german).to_have_attribute("lang", "de")
     expect(page.locator("html")).to_have_attribute("lang", "en")
     expect(page.get_by_label("Language")).to_have_value("auto")
@@ -90,7 +90,7 @@ def test_given_a_german_starter_when_clicked_on_an_english_page_then_it_is_answe
 
     assert sent.value.post_data_json["language"] == "de"
     assert sent.value.post_data_json["messages"][-1]["content"] == (
-        "Was sagen die Dokumente zu „Sauerteig ansetzen“?"
+        "Wie wird der Sauerteig angesetzt?"
     )
     expect(page.locator("#ask-result .marker").first).to_be_visible()
     expect(page.locator("#ask-result .meta")).to_contain_text("· de")

@@ -201,14 +201,15 @@ def _topic(heading: str, language: str) -> str | None:
     if not 2 <= len(content) <= 10 or any(ch.isdigit() for ch in topic):
         return None
     if language == "en":
-        return " ".join(_lower(w) for w in topic.split())
+        shouting = topic.isupper()
+        return " ".join(w.lower() if shouting else _lower(w) for w in topic.split())
     return topic
 
 
 def _lower(word: str) -> str:
-    """English headings are Title Case or ALL CAPS; in a sentence their words are lower case,
-    except an acronym (two capitals or more) inside a mixed-case heading."""
-    return word if len(word) > 1 and word.isupper() and not word.isalpha() else word.lower()
+    """English Title Case words are lower case in a sentence; an acronym or a name with an
+    inner capital (GET, DynamoDB) is kept."""
+    return word if any(ch.isupper() for ch in word[1:]) else word.lower()
 
 
 def _title_case(reference: str) -> str:

@@ -13,13 +13,14 @@ if TYPE_CHECKING:
 def starter_proposer(settings: Settings) -> StarterProposer | None:
     if settings.starters_per_source == 0:
         return None
-    from groundwork.starters.proposer import StarterProposer
+    from groundwork.starters.proposer import StarterProposer, answerable
     from groundwork.storage.factory import get_stores
 
     return StarterProposer(
         answer_service(settings),
         get_stores(settings).starters,
         per_source=settings.starters_per_source,
+        checks=(answerable,),
     )
 
 

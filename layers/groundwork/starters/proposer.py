@@ -40,13 +40,20 @@ def cited(_: str, answer: Answer) -> bool:
     )
 
 
+def answerable(_: str, answer: Answer) -> bool:
+    """The answer pipeline's own answerability check says the documents answer it."""
+    from groundwork.answer.answerability import answers
+
+    return answers(answer.answerability)
+
+
 @dataclass
 class StarterProposer:
     answers: AnswerService
     store: StarterStore
     per_source: int = 3
-    #: Every check must pass; ``cited`` always runs first. The answerability check of the
-    #: answer pipeline joins here (``starters.factory``).
+    #: Every check must pass; ``cited`` always runs first. ``starters.factory`` adds the
+    #: answer pipeline's answerability check (``answerable``).
     checks: Sequence[AnswerCheck] = field(default_factory=tuple)
 
     def propose(self, document: Document, collection: str, source_id: str) -> list[StarterRecord]:
