@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.answer.metadata import metadata_answer
+from groundwork.chat.language import detect_language
 from groundwork.text.sentences import split_sentences
 from groundwork.text.terms import terms
 
@@ -63,6 +64,8 @@ class Evidence:
     #: A question about a document (its author, year, title) answered from a card's metadata:
     #: the passage's index and the sentence (see :mod:`groundwork.answer.metadata`).
     card_answer: tuple[int, str] | None = None
+    #: The question's language as detected; the embedder's similarity is English's.
+    question_language: str | None = None
 
     @property
     def best(self) -> Candidate | None:
@@ -109,7 +112,7 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
         for (p, s, text, found), similarity in zip(kept, similarities, strict=True)
     ]
     candidates.sort(key=lambda c: (-c.score, c.passage, c.position))
-    return Evidence(candidates, passage_coverage, card_answer)
+    return Evidence(candidates, passage_coverage, card_answer, detect_language(question))
 
 
 def prose(text: str) -> list[str]:
