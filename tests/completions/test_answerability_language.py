@@ -21,7 +21,7 @@ GERMAN = [
 def test_given_a_german_question_its_german_passage_answers_then_it_is_answerable() -> None:
     evidence = gather("Wie viele Sakramente gibt es?", GERMAN, get_embedder())
 
-    assert evidence.question_language == "de"
+    assert evidence.beyond_embedder
     assert answers(probability(evidence))
 
 

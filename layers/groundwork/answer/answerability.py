@@ -26,16 +26,12 @@ COEFFICIENTS = (-3.670, 5.571, 1.290, -0.944)
 THRESHOLD = 0.29
 
 
-#: The language the embedder (all-MiniLM-L6-v2) was trained on.
-EMBEDDER_LANGUAGE = "en"
-
-
 def features(evidence: Evidence) -> tuple[float, float, float]:
     best = evidence.best
     if best is None:
         return (0.0, 0.0, evidence.passage_coverage)
     similarity = best.similarity
-    if evidence.question_language not in (None, EMBEDDER_LANGUAGE):
+    if evidence.beyond_embedder:
         # The embedder reads English: in another language the cosine of a question and its
         # answer runs low, so the sentence's share of the question's words stands in for it
         # when that is higher (the model was fitted on English, where the two go together).

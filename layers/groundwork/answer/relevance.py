@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from groundwork.domain.cards import Card
     from groundwork.embeddings.base import Embedder
 
+#: The language the embedder (all-MiniLM-L6-v2) was trained on.
+EMBEDDER_LANGUAGE = "en"
 #: Weight of the keyword coverage beside the cosine similarity (both 0–1).
 KEYWORD_WEIGHT = 0.8
 #: What each rank below the first costs a passage's sentences.
@@ -64,8 +66,9 @@ class Evidence:
     #: A question about a document (its author, year, title) answered from a card's metadata:
     #: the passage's index and the sentence (see :mod:`groundwork.answer.metadata`).
     card_answer: tuple[int, str] | None = None
-    #: The question's language as detected; the embedder's similarity is English's.
-    question_language: str | None = None
+    #: The question, or the passage of the best sentence, is in another language than the
+    #: embedder's (English), whose similarities then run low.
+    beyond_embedder: bool = False
 
     @property
     def best(self) -> Candidate | None:
@@ -112,7 +115,10 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
         for (p, s, text, found), similarity in zip(kept, similarities, strict=True)
     ]
     candidates.sort(key=lambda c: (-c.score, c.passage, c.position))
-    return Evidence(candidates, passage_coverage, card_answer, detect_language(question))
+    languages = {detect_language(question), passages[candidates[0].passage].language}
+    return Evidence(
+        candidates, passage_coverage, card_answer, bool(languages - {None, EMBEDDER_LANGUAGE})
+    )
 
 
 def prose(text: str) -> list[str]:

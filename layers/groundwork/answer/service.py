@@ -13,7 +13,7 @@ from collections.abc import Generator as PyGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from groundwork.answer.answerability import probability
+from groundwork.answer.answerability import answers, probability
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.language import search_in_language, written_language
 from groundwork.answer.limits import OutputLimit
@@ -132,6 +132,14 @@ class AnswerService:
         passages = [hit.card for hit in hits]
         embedder = self._embedding()
         evidence = gather(query, passages, embedder)
+        if options.language and not answers(probability(evidence)):
+            # The asked language's passages do not answer (or cannot be judged: an English
+            # question over German text): the whole scope may, in its own language, and
+            # ``language`` then says which that is.
+            wider = self._retriever.search(query, where, self._k, quality=options.quality)
+            if {h.card.id for h in wider} != {h.card.id for h in hits}:
+                passages = [hit.card for hit in wider]
+                evidence = gather(query, passages, embedder)
         request = GenerationRequest(
             question=question,
             passages=passages,
