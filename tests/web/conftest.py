@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -133,10 +134,38 @@ def _seed(settings: Settings) -> str:
     return accounts.issue_api_key("reader")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """``app`` under uvicorn on a free port of 127.0.0.1, in a thread: its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the app did not start under uvicorn")
+        time.sleep(0.05)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@contextmanager
+def opened_page(browser: Browser, url: str) -> Iterator[Page]:
+    """The page at ``url``, ready; a script error it threw fails the test."""
+    context = browser.new_context(viewport=WIDE)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.set_default_timeout(10_000)
+    opened.goto(url)
+    opened.wait_for_selector("body[data-ready=true]")
+    yield opened
+    context.close()
+    assert not errors, f"the page threw: {errors}"
 
 
 @pytest.fixture(scope="session")
@@ -145,20 +174,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         data_dir=tmp_path_factory.mktemp("web") / "data", bootstrap_docs=False, retrieval="keyword"
     )
     key = _seed(settings)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the app did not start under uvicorn")
-        time.sleep(0.05)
-    yield Site(f"http://127.0.0.1:{port}", key, settings)
-    server.should_exit = True
-    thread.join(10)
+    with served(create_app(settings)) as url:
+        yield Site(url, key, settings)
 
 
 @pytest.fixture(scope="session")
@@ -176,16 +193,8 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture
 def page(browser: Browser, site: Site) -> Iterator[Page]:
-    context = browser.new_context(viewport=WIDE)
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.set_default_timeout(10_000)
-    opened.goto(site.url + "/")
-    opened.wait_for_selector("body[data-ready=true]")
-    yield opened
-    context.close()
-    assert not errors, f"the page threw: {errors}"
+    with opened_page(browser, site.url + "/") as opened:
+        yield opened
 
 
 def screenshot(page: Page, name: str) -> Path:

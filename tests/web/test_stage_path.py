@@ -4,19 +4,16 @@ its API calls resolve under that path, where anything outside it is refused with
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, expect
 
 from groundwork.api.app import create_app
 from groundwork.settings import Settings
-from tests.web.conftest import WIDE, _free_port, _seed
+from tests.web.conftest import WIDE, _seed, served
 
 STAGE = "/prod"
 
@@ -53,18 +50,8 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str,
     )
     key = _seed(settings)
     stage = Stage(create_app(settings))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(stage, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the app did not start under uvicorn")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}{STAGE}/", key, stage
-    server.should_exit = True
-    thread.join(10)
+    with served(stage) as url:
+        yield f"{url}{STAGE}/", key, stage
 
 
 def test_given_the_page_under_a_stage_path_then_its_assets_and_api_calls_stay_under_it(

@@ -4,19 +4,16 @@ empty, asked in German from an English page; an admin's starter shown as text, n
 from __future__ import annotations
 
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Page, expect
 
 from groundwork.api.app import create_app
 from groundwork.settings import Settings
 from groundwork.storage.starters import StarterRecord
 from tests.starters.conftest import GERMAN, service_on
-from tests.web.conftest import WIDE, Site, screenshot
+from tests.web.conftest import Site, opened_page, screenshot, served
 
 HOSTILE = '<img src=x data-x="1"> Is <b>this</b> shown as text?'
 
@@ -37,36 +34,16 @@ def bakery(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         StarterRecord(id="st_hostile", collection="backen", text=HOSTILE, language="en")
     )
     key = accounts.issue_api_key("baker")
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=0, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the app did not start under uvicorn")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield Site(f"http://127.0.0.1:{port}", key, settings)
-    server.should_exit = True
-    thread.join(10)
+    with served(create_app(settings)) as url:
+        yield Site(url, key, settings)
 
 
 @pytest.fixture
 def bakery_page(browser: Browser, bakery: Site) -> Iterator[Page]:
-    context = browser.new_context(viewport=WIDE)
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.set_default_timeout(10_000)
-    opened.goto(bakery.url + "/")
-    opened.wait_for_selector("body[data-ready=true]")
-    opened.get_by_label("API key").fill(bakery.key)
-    opened.get_by_role("button", name="Save").click()
-    yield opened
-    context.close()
-    assert not errors, f"the page threw: {errors}"
+    with opened_page(browser, bakery.url + "/") as opened:
+        opened.get_by_label("API key").fill(bakery.key)
+        opened.get_by_role("button", name="Save").click()
+        yield opened
 
 
 def test_given_a_german_starter_when_clicked_on_an_english_page_then_it_is_answered_in_german(
