@@ -84,3 +84,18 @@ def test_given_a_cached_answer_when_asked_again_then_it_keeps_its_language(
     assert second["cached"] is True
     assert (second["language"], second["requested_language"]) == ("en", "de")
     assert first["language"] == second["language"]
+
+
+@pytest.mark.parametrize(("given", "status"), [(" DE ", 200), ("deu", 400), ("d1", 400)])
+def test_given_a_language_in_any_case_when_asked_then_the_code_is_normalised_or_refused(
+    client: TestClient, world: World, katechismus: str, given: str, status: int
+) -> None:
+    body = ask("Wie viele Sakramente gibt es?", collection=katechismus, language=given)
+
+    response = client.post("/v1/chat", json=body, headers=bearer(world.keys["alice"]))
+
+    assert response.status_code == status, response.text
+    if status == 200:
+        assert response.json()["requested_language"] == "de"
+    else:
+        assert response.json()["error"]["code"] == "request.invalid"

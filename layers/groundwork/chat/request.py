@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
-#: An ISO 639-1 code: two lowercase letters.
-_ISO_639_1 = r"^[a-z]{2}$"
+from groundwork.text.language_names import language_code
 
 ExportFormat = Literal["markdown", "html"]
 Quality = Literal["fast", "precise"]
@@ -85,10 +83,10 @@ class ChatRequest(BaseModel):
     def _language(cls, value: str | None) -> str | None:
         if value is None or value == "auto":
             return None
-        value = value.strip().lower()
-        if not re.fullmatch(_ISO_639_1, value):
+        code = language_code(value)
+        if code is None:
             raise ValueError("must be an ISO 639-1 code (two letters) or `auto`")
-        return value
+        return code
 
     @field_validator("messages")
     @classmethod

@@ -4,9 +4,10 @@ suggested questions (docs/starters.md). An admin's come before the proposals of 
 from __future__ import annotations
 
 import argparse
-import re
 import time
 from typing import TYPE_CHECKING, Any
+
+from groundwork.text.language_names import language_code
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,8 +48,8 @@ def _text(value: str) -> str:
 
 
 def _language(value: str) -> str:
-    code = value.strip().lower()
-    if not re.fullmatch(r"[a-z]{2}", code):
+    code = language_code(value)
+    if code is None:
         raise argparse.ArgumentTypeError("an ISO 639-1 code (two letters) is expected")
     return code
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from groundwork.chat.language import detect_language
+from groundwork.text.language_names import language_code
 from groundwork.text.terms import STOPWORDS, terms, words
 
 if TYPE_CHECKING:
@@ -105,8 +106,7 @@ def document_language(document: Document) -> str | None:
             sample += passage.text + "\n"
         if len(sample) >= _SAMPLE_CHARS:
             break
-    declared = (document.language or "").strip().lower()
-    return detect_language(sample) or (declared if re.fullmatch(r"[a-z]{2}", declared) else None)
+    return detect_language(sample) or language_code(document.language or "")
 
 
 def is_boilerplate(text: str) -> bool:

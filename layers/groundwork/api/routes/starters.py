@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -14,6 +13,7 @@ from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.errors import ApiError
 from groundwork.starters.listing import list_starters
 from groundwork.storage.factory import get_stores
+from groundwork.text.language_names import language_code
 
 router = APIRouter(prefix="/v1", tags=["chat"], responses=error_responses(400, 401, 403, 404))
 
@@ -40,14 +40,15 @@ def starters(
             param="query.collection",
         )
     if language is not None:
-        language = language.strip().lower()
-        if not re.fullmatch(r"[a-z]{2}", language):
+        code = language_code(language)
+        if code is None:
             raise ApiError(
                 400,
                 "language.invalid",
                 "`language` must be an ISO 639-1 code (two letters).",
                 param="query.language",
             )
+        language = code
     names = [collection] if collection is not None else sorted(visible)
     found = list_starters(stores.starters, names, language=language, limit=limit)
     return StarterList(
