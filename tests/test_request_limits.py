@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from groundwork.api.app import create_app
 from groundwork.chat.language import detect_language
 from groundwork.settings import Settings
 from tests.chat.fixtures import SlowGenerator, World, answer_with, bearer, seed
+from tests.serving import served
 from tests.test_api_errors import assert_error
 
 COMPLETIONS, CHAT, SEARCH = "/v1/chat/completions", "/v1/chat", "/v1/search"
@@ -254,22 +253,8 @@ def slow_server(tmp_path: Path) -> Iterator[int]:
     settings = Settings(
         data_dir=tmp_path / "data", bootstrap_docs=False, request_body_timeout_s=0.5
     )
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = int(probe.getsockname()[1])
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        assert thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    yield port
-    server.should_exit = True
-    thread.join(10)
+    with served(create_app(settings)) as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 def test_given_a_body_that_stops_midway_when_waiting_then_408_and_the_connection_closes(

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from groundwork.api.app import create_app
@@ -27,6 +23,7 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 from groundwork.storage.base import SourceRecord
 from groundwork.storage.factory import get_storage, get_stores
+from tests.serving import served
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests" / "out"
@@ -132,25 +129,6 @@ def _seed(settings: Settings) -> str:
         accounts.create_collection(name, title)
         accounts.grant("reader", name)
     return accounts.issue_api_key("reader")
-
-
-@contextmanager
-def served(app: Any) -> Iterator[str]:
-    """``app`` under uvicorn on a free port of 127.0.0.1, in a thread: its base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the app did not start under uvicorn")
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @contextmanager

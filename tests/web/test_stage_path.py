@@ -13,7 +13,8 @@ from playwright.sync_api import Browser, expect
 
 from groundwork.api.app import create_app
 from groundwork.settings import Settings
-from tests.web.conftest import WIDE, _seed, served
+from tests.serving import served
+from tests.web.conftest import WIDE, _seed
 
 STAGE = "/prod"
 

@@ -12,8 +12,9 @@ from playwright.sync_api import Browser, Page, expect
 from groundwork.api.app import create_app
 from groundwork.settings import Settings
 from groundwork.storage.starters import StarterRecord
+from tests.serving import served
 from tests.starters.conftest import GERMAN, service_on
-from tests.web.conftest import Site, opened_page, screenshot, served
+from tests.web.conftest import Site, opened_page, screenshot
 
 HOSTILE = '<img src=x data-x="1"> Is <b>this</b> shown as text?'
 
