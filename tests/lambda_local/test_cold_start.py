@@ -31,8 +31,18 @@ SAMPLES = {
     "ScopeFunction": "scope_resolve.json",
     "BatchWorkerFunction": "sqs_batch_line.json",
 }
-#: Modules the functions need later, if at all, never at start.
-NOT_AT_START = ("onnxruntime", "numpy", "tokenizers", "opensearchpy", "pypdf")
+#: Modules the functions need later, if at all, never at start: the embedder, the index's
+#: client, the parser, and the libraries X-Ray patches once they are imported.
+NOT_AT_START = (
+    "onnxruntime",
+    "numpy",
+    "tokenizers",
+    "opensearchpy",
+    "pypdf",
+    "botocore.client",
+    "requests",
+    "httpx",
+)
 _FROM_SOURCE = re.compile(r"^# code object from (/opt/\S+\.py)$")
 _IMPORTED = re.compile(r"^import '([\w.]+)' #")
 
