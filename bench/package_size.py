@@ -1,13 +1,14 @@
 """Unzipped package size of every Lambda function, layers included, against the 250 MB limit.
 
-The dependency layers are built by the very targets ``sam build`` runs
-(``layers/dependencies/Makefile``: the hash-pinned lock file installed for Lambda's platform
-without bytecode, then ``prune.txt`` removed), each function is measured with the layers the
-template gives it, and ``--sam-build .aws-sam/build`` measures what ``sam build`` produced
-instead. boto3 is not installed: the Python runtime provides it. The chat function also gets
-the Lambda Web Adapter layer, which is not measured here (about 5 MB).
+The layers are built by the very targets ``sam build`` runs, with the Python 3.12 given
+(``layers/dependencies/Makefile``: the hash-pinned lock file installed for Lambda's platform,
+``prune.txt`` removed, bytecode for the modules in ``compile.txt``; ``layers/Makefile``: the
+package with its bytecode), each function is measured with the layers the template gives it,
+and ``--sam-build .aws-sam/build`` measures what ``sam build`` produced instead. boto3 is not
+installed: the Python runtime provides it. The chat function also gets the Lambda Web Adapter
+layer, which is not measured here (3.9 MB).
 
-With a Python 3.12 (``--python``, default ``python3.12`` on the PATH), every handler is then
+With that Python 3.12 (``--python``, default ``python3.12`` on the PATH), every handler is then
 imported from its layers alone (a bare 3.12 virtual environment, ``PYTHONPATH`` = function,
 groundwork layer, its dependency layer); the functions on the full layer run the embedding
 model once, those on the slim one must not import onnxruntime.
@@ -21,7 +22,6 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -31,6 +31,9 @@ from groundwork.cli.invoke import FUNCTIONS
 
 REPO = Path(__file__).resolve().parents[1]
 LAYER = REPO / "layers" / "dependencies"
+MAKEFILES = {"GroundworkLayer": REPO / "layers"} | dict.fromkeys(
+    ("DependenciesLayer", "SlimDependenciesLayer"), LAYER
+)
 LIMIT = 250 * 1024 * 1024  # Lambda: function code and all layers, unzipped
 MB = 1024 * 1024
 
@@ -46,19 +49,21 @@ else:
 DEPENDENCY_LAYERS = ("DependenciesLayer", "SlimDependenciesLayer")
 
 
-def tree_size(path: Path) -> int:
-    """Bytes of the files under ``path``; a checkout's ``__pycache__`` (from local runs) does
-    not ship: the layers are built without bytecode."""
+def tree_size(path: Path, *, bytecode: bool = True) -> int:
+    """Bytes of the files under ``path``; without ``bytecode``, a checkout's ``__pycache__``
+    (from local runs) is left out: ``sam build`` copies a function's code without it."""
     return sum(
-        f.stat().st_size for f in path.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+        f.stat().st_size
+        for f in path.rglob("*")
+        if f.is_file() and (bytecode or "__pycache__" not in f.parts)
     )
 
 
-def build(layer: str, artifacts: Path) -> None:
-    """``make build-{layer}`` as ``sam build`` runs it."""
-    env = os.environ | {"PYTHON": sys.executable}
+def build(layer: str, artifacts: Path, python: str) -> None:
+    """``make build-{layer}`` as ``sam build`` runs it, ``python`` a 3.12."""
+    env = os.environ | {"PYTHON": python, "PIP_ROOT_USER_ACTION": "ignore"}
     subprocess.run(
-        ["make", "-s", "-C", str(LAYER), f"build-{layer}", f"ARTIFACTS_DIR={artifacts}"],
+        ["make", "-s", "-C", str(MAKEFILES[layer]), f"build-{layer}", f"ARTIFACTS_DIR={artifacts}"],
         check=True,
         env=env,
     )
@@ -121,7 +126,9 @@ def main() -> None:
         "--sam-build", type=Path, help="measure the layers `sam build` wrote here instead"
     )
     parser.add_argument(
-        "--python", default=shutil.which("python3.12"), help="a Python 3.12 for the import check"
+        "--python",
+        default=shutil.which("python3.12"),
+        help="a Python 3.12: builds the layers, imports the handlers",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
@@ -131,13 +138,15 @@ def main() -> None:
             built = {layer: args.sam_build / layer / "python" for layer in DEPENDENCY_LAYERS}
             groundwork = args.sam_build / "GroundworkLayer" / "python"
         else:
+            if not args.python:
+                parser.error("building the layers needs a Python 3.12 (--python)")
             built = {layer: root / layer / "python" for layer in DEPENDENCY_LAYERS}
-            for layer in DEPENDENCY_LAYERS:
-                if not built[layer].is_dir():
-                    build(layer, root / layer)
-            groundwork = REPO / "layers"
+            groundwork = root / "GroundworkLayer" / "python"
+            for layer, path in [*built.items(), ("GroundworkLayer", groundwork)]:
+                if not path.is_dir():
+                    build(layer, root / layer, args.python)
         sizes = {layer: tree_size(path) for layer, path in built.items()}
-        groundwork_size = tree_size(groundwork)  # all of layers/, as sam build copies it
+        groundwork_size = tree_size(groundwork)
         largest = sorted(
             ((tree_size(p), p.name) for p in built["DependenciesLayer"].iterdir() if p.is_dir()),
             reverse=True,
@@ -155,7 +164,7 @@ def main() -> None:
     print("| function | dependency layer | total MB (with layers) | of 250 MB | imports on 3.12 |")
     print("|---|---|---:|---:|---|")
     for name, (code_dir, layer) in function_layers().items():
-        code = tree_size(REPO / code_dir)
+        code = tree_size(REPO / code_dir, bytecode=False)
         total = code + groundwork_size + sizes[layer]
         print(
             f"| {name} | {layer} | {total / MB:.1f} | {100 * total / LIMIT:.0f}% "

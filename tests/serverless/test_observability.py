@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from groundwork.observability import tools
 from groundwork.observability.entry import record_answer
 from groundwork.observability.tools import get_tracer
+from tests.conftest import REPO
 from tests.serverless.conftest import INPUT_BUCKET, Aws, load_event, run_function
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def emf_lines(text: str) -> list[dict[str, Any]]:
@@ -63,6 +70,52 @@ def test_given_lambda_without_the_xray_sdk_then_there_is_no_tracer(
 
     assert get_tracer() is None
     get_tracer.cache_clear()
+
+
+PATCHED_WHEN_IMPORTED = """
+import importlib, json, sys
+importlib.import_module("handler")
+at_start = sorted(m for m in ("botocore.client", "requests", "httpx") if m in sys.modules)
+import botocore.client, httpx, requests
+print(json.dumps({
+    "imported at start": at_start,
+    "botocore": hasattr(botocore.client, "_xray_enabled"),
+    "requests": type(requests.Session.__dict__["request"]).__name__,
+    "httpx": httpx.Client.__name__,
+}))
+"""
+
+
+def test_given_lambda_when_the_api_handler_starts_then_xray_patches_each_library_on_its_import(
+    tmp_path: Path,
+) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"AWS_SAM_LOCAL", "POWERTOOLS_TRACE_DISABLED"}
+    } | {
+        "PYTHONPATH": str(REPO / "functions" / "api"),
+        "LAMBDA_TASK_ROOT": str(REPO / "functions" / "api"),
+        "AWS_LAMBDA_FUNCTION_NAME": "groundwork-ApiFunction",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "GROUNDWORK_DATA_DIR": str(tmp_path),
+        "GROUNDWORK_BOOTSTRAP_DOCS": "false",
+    }
+
+    done = subprocess.run(
+        [sys.executable, "-c", PATCHED_WHEN_IMPORTED],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    assert json.loads(done.stdout) == {
+        "imported at start": [],  # patch_all would have imported all three to patch them
+        "botocore": True,
+        "requests": "FunctionWrapper",
+        "httpx": "_InstrumentedClient",
+    }
 
 
 def test_given_a_chat_answer_in_lambda_then_its_cache_hit_and_support_score_are_metrics(
