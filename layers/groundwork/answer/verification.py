@@ -44,8 +44,9 @@ class CitationVerifier(Protocol):
 class GroundedVerifier:
     """The grounding engine of check grounding judges every sentence of our own answers.
 
-    Each passage is a fact whose title, heading and author are its attributes; the sentence is
-    one claim. A passage supports the sentence when one of its sentence windows (alone, or with
+    Each passage is a fact whose title, heading, author and year are its attributes (so "It is
+    from 1788." is checked against the cited card's year, and no other's); the sentence is one
+    claim. A passage supports the sentence when one of its sentence windows (alone, or with
     a window of another passage) reaches ``threshold``, the check-grounding default for
     citations, so a chat citation means what a check-grounding citation means.
     """
@@ -92,5 +93,5 @@ class GroundedVerifier:
 
 
 def _attributes(card: Card) -> dict[str, str]:
-    named = {"title": card.title, "heading": card.heading, "author": card.author}
+    named = {"title": card.title, "heading": card.heading, "author": card.author, "year": card.year}
     return {key: value for key, value in named.items() if value}

