@@ -24,6 +24,10 @@ from groundwork.text.sentences import split_sentences
         ("J. R. R. Tolkien wrote it. True.", ["J. R. R. Tolkien wrote it.", "True."]),
         ("Wait... what happened? Nothing.", ["Wait... what happened?", "Nothing."]),
         ("The U.S. economy grew. It did.", ["The U.S. economy grew.", "It did."]),
+        (
+            "The case was Brown v. Board of Education. It ended segregation.",
+            ["The case was Brown v. Board of Education.", "It ended segregation."],
+        ),
         ("Das ist z.B. gut. Und so.", ["Das ist z.B. gut.", "Und so."]),
         ("東京は首都です。大阪は都市です。", ["東京は首都です。", "大阪は都市です。"]),
         ("这是第一句。这是第二句！对吗？", ["这是第一句。", "这是第二句！", "对吗？"]),

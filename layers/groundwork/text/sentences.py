@@ -6,13 +6,13 @@ import re
 from typing import NamedTuple
 
 # Abbreviations after which a period does not end a sentence (English, German, French, Spanish,
-# Italian, Dutch), lower-cased and without their final period.
+# Italian, Dutch), lower-cased and without their final period; "v" as in "Brown v. Board".
 _ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof sr jr st vs etc e.g i.e cf al fig figs no nos vol vols pp approx inc ltd
     co corp dept est gen gov lt col capt sgt rev hon ph.d m.d b.a m.a ed eds jan feb mar apr jun
     jul aug sep sept oct nov dec mon tue wed thu fri sat sun u.s u.k u.n e.u a.m p.m min max
     z.b bzw usw vgl ca nr str hr fr frau dipl ing mme mlle mm env cf sra srta pág núm dña
-    ecc sig dott pag blz bijv""".split()
+    ecc sig dott pag blz bijv v""".split()
 )
 # A sentence ends at . ! ? or an ellipsis (and the full stops of CJK, Devanagari, Arabic,
 # Armenian, Ethiopic), optionally followed by more of . ! ? … and closing quotes or brackets.

@@ -1,0 +1,74 @@
+"""What kind of answer an English question asks for, and whether a sentence has one.
+
+"When did…", "In what year…" ask for a date; "How many…", "What percentage…" for a number;
+"Who…", "By whom…" for a name; "Where…" for a place. A sentence without a date (a year, a
+century, a month or a weekday), a number (digits or a number word) or a capitalized word the
+question lacks cannot be that answer. Only the question's asking word counts, at its start,
+after a comma or a preposition: the "who" of "What must he do who has…" and the "when" of "When
+violence is used, what…" ask for nothing. Any other question, and one in another language,
+asks for no particular kind.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from groundwork.text.terms import STOPWORDS
+
+Kind = Literal["date", "number", "name"]
+
+# The asking word opens the question or a clause, or follows a preposition ("by whom").
+_LEAD = r"(?:^|[,;:]\s*|\b(?:by|to|of|for|with|from|in|on|at|until|since)\s+)"
+_AUXILIARY = r"(?:did|was|were|is|are|does|do|had|has|have|will|would|could|can|should|might)"
+_ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    (
+        "date",
+        re.compile(
+            rf"\b(?:what|which) (?:year|century|decade|date|day|month|era)\b"
+            rf"|{_LEAD}when {_AUXILIARY}\b"
+        ),
+    ),
+    (
+        "number",
+        re.compile(
+            r"\bhow (?:many|much|long|old|far|large|big|high|tall|often|fast|deep|wide|heavy)\b"
+            r"|\bwhat (?:percentage|percent|proportion|number|amount|fraction)\b"
+            r"|\bwhat (?:is|was|were) the population\b"
+        ),
+    ),
+    ("name", re.compile(rf"{_LEAD}(?:who|whom|whose|where)\b")),
+)
+_MONTHS = "January February March April May June July August September October November December"
+_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
+# Month and day names capitalized: "may" and "march" are also verbs.
+_DATE = re.compile(
+    r"\b(?:1\d{3}|20\d{2})s?\b|\b[Cc]entur(?:y|ies)\b|\b[Dd]ecades?\b|\b(?:BC|AD|BCE|CE)\b"
+    rf"|\b(?:{'|'.join(_MONTHS.split())})\b|\b(?:{'|'.join(_DAYS.split())})s?\b"
+)
+_NUMBER_WORDS = """one two three four five six seven eight nine ten eleven twelve twenty thirty
+    forty fifty hundred thousand million billion trillion dozen half percent""".split()
+_NUMBER = re.compile(rf"\d|\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+_CAPITALIZED = re.compile(r"\b[A-Z][\w'’-]*")
+_WORD = re.compile(r"\w+")
+
+
+def expected(question: str) -> Kind | None:
+    """The kind of answer ``question`` asks for, if a particular one."""
+    asked = question.lower().strip()
+    return next((kind for kind, pattern in _ASKS if pattern.search(asked)), None)
+
+
+def fits(kind: Kind | None, question: str, sentence: str) -> bool:
+    """Whether ``sentence`` has an answer of the ``kind`` that ``question`` asks for."""
+    if kind == "date":
+        return _DATE.search(sentence) is not None
+    if kind == "number":
+        return _NUMBER.search(sentence) is not None
+    if kind == "name":
+        asked = {w.lower() for w in _WORD.findall(question)}
+        return any(
+            w.lower() not in asked and w.lower() not in STOPWORDS
+            for w in _CAPITALIZED.findall(sentence)
+        )
+    return True

@@ -1,0 +1,97 @@
+"""The kind of answer a question asks for puts the sentence that has one first."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundwork.answer.answer_type import Kind, expected, fits
+from groundwork.answer.relevance import gather
+from groundwork.domain.cards import Card
+from groundwork.embeddings.factory import get_embedder
+from groundwork.generation.extractive import ExtractiveComposer
+
+
+def lead(question: str, *texts: str) -> str:
+    """The first sentence the extractive composer answers ``question`` with."""
+    passages = [
+        Card(id=f"c{i}", collection="c", source_id="s", url="u", text=text)
+        for i, text in enumerate(texts)
+    ]
+    chosen = ExtractiveComposer().select(gather(question, passages, get_embedder()))
+    return chosen[0].text
+
+
+def test_given_a_topic_sentence_and_one_with_the_year_when_asked_what_year_then_it_leads() -> None:
+    answer = lead(
+        "In what year was Fort Coligny destroyed?",
+        "A fort, named Fort Coligny, was built to protect them from attack from the Portuguese "
+        "troops and Brazilian Native Americans. The fort was destroyed in 1560 by the Portuguese, "
+        "who captured part of the Huguenots.",
+    )
+
+    assert (
+        answer
+        == "The fort was destroyed in 1560 by the Portuguese, who captured part of the Huguenots."
+    )
+
+
+def test_given_a_sentence_on_why_and_one_with_the_years_when_asked_how_long_then_they_lead() -> (
+    None
+):
+    answer = lead(
+        "How long did Christ live on earth?",
+        "Christ lived so long on earth to show us the way to heaven by His teachings and example.",
+        "Christ lived on earth about thirty-three years, and led a most holy life in poverty and "
+        "suffering.",
+    )
+
+    assert answer.startswith("Christ lived on earth about thirty-three years"), answer
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("In what year was Fort Coligny destroyed?", "date"),
+        ("When did the rebellions take place?", "date"),
+        ("What day of the week does the Time for Reflection take place?", "date"),
+        ("How many Sacraments are there?", "number"),
+        ("What percentage of the vote did he win?", "number"),
+        ("What was the population of the city in 1900?", "number"),
+        ("Who made the world?", "name"),
+        ("In 1890, who did the university decide to team up with?", "name"),
+        ("By whom was the fort destroyed?", "name"),
+        ("Where was the treaty signed?", "name"),
+        ("What is prayer?", None),
+        # "when" and "who" that open a clause of the question, not the question itself
+        ("When violence is used, what is civil disobedience sometimes called?", None),
+        ("What must he do who has wilfully concealed a mortal sin in Confession?", None),
+        ("Civil disobedience is mainly performed by what population group?", None),
+        ("Wann wurde die Festung zerstört?", None),
+    ],
+)
+def test_given_a_question_then_the_kind_of_answer_it_asks_for_is_read_from_its_asking_words(
+    question: str, kind: Kind | None
+) -> None:
+    assert expected(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "question", "sentence", "fit"),
+    [
+        ("date", "When was it built?", "It was built in 1560.", True),
+        ("date", "When was it built?", "It was built in the 19th century.", True),
+        ("date", "What day is the meeting?", "The first item on Wednesdays is the meeting.", True),
+        ("date", "When was it built?", "It was built in May.", True),
+        ("date", "When was it built?", "It may have been built by the Portuguese.", False),
+        ("number", "How many men went?", "He was given 300 men.", True),
+        ("number", "How long did Christ live on earth?", "He lived thirty-three years.", True),
+        ("number", "How many men went?", "Many men went with him.", False),
+        ("name", "Who made the world?", "God made the world.", True),
+        ("name", "Who led Fort Coligny?", "Fort Coligny was led by them.", False),
+        (None, "What is prayer?", "Prayer is the lifting up of our minds.", True),
+    ],
+)
+def test_given_a_kind_of_answer_then_a_sentence_fits_only_when_it_has_one(
+    kind: Kind | None, question: str, sentence: str, fit: bool
+) -> None:
+    assert fits(kind, question, sentence) is fit
