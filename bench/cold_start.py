@@ -8,7 +8,8 @@ the CPU time, which other work on a shared machine inflates far less than the wa
 
 With ``--layers DIR`` (the layers as built: ``.aws-sam/build``, or ``bench/package_size.py
 --keep DIR``) and ``--python`` (a 3.12), each handler is imported as Lambda imports it: from
-its own layers only, with no bytecode cache (``/opt`` is read-only and the layers ship none).
+its own layers only, with no bytecode cache of its own (``/opt`` is read-only): only the
+bytecode the layers ship (``layers/dependencies/compile.txt``, the groundwork package).
 
 Run: ``.venv/bin/python bench/cold_start.py [--runs 5] [--layers DIR --python python3.12]``
 """
