@@ -23,10 +23,11 @@ FOLLOW_MARGIN = 0.05
 class ExtractiveComposer(Generator):
     """Deterministic: every sentence it writes is a sentence of a source.
 
-    The candidate sentences are ranked by meaning, keywords and passage rank
-    (:mod:`groundwork.answer.relevance`). When the answerability check says the passages do
-    not answer the question, it says so; otherwise it leads with the best sentence and adds
-    another only when it scores nearly as well and brings content words the answer lacks.
+    The candidate sentences are ranked by meaning, keywords, passage rank and whether they hold
+    the kind of answer the question asks for (:mod:`groundwork.answer.relevance`). When the
+    answerability check says the passages do not answer the question, it says so; otherwise it
+    leads with the best sentence and adds another only when it scores nearly as well and brings
+    content words the answer lacks.
     Each sentence is followed by the marker of its passage.
     """
 

@@ -1,0 +1,56 @@
+"""Which sentences of long passages are embedded: a bounded number, the likeliest answers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from groundwork.answer.relevance import MAX_CANDIDATES, gather
+from groundwork.domain.cards import Card
+from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.factory import get_embedder
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+    import numpy.typing as npt
+
+
+class Recording(Embedder):
+    """The configured embedder, keeping the texts of each call."""
+
+    def __init__(self) -> None:
+        self.inner = get_embedder()
+        self.dimension = self.inner.dimension
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+
+def test_given_five_long_passages_when_gathered_then_at_most_max_candidates_are_embedded() -> None:
+    question = "When was the harbour lighthouse of Aldwick rebuilt?"
+    passages = [
+        Card(
+            id=f"p{p}",
+            collection="c",
+            source_id="s",
+            url="u",
+            text=" ".join(
+                f"The harbour of Aldwick saw ship number {p * 10 + s} arrive that week."
+                for s in range(8)
+            )
+            + (" The lighthouse of Aldwick was rebuilt in 1862 after a storm." if p == 0 else ""),
+        )
+        for p in range(5)
+    ]
+    embedder = Recording()
+
+    evidence = gather(question, passages, embedder)
+
+    ((asked, *sentences),) = embedder.calls
+    assert asked == question
+    assert len(sentences) == MAX_CANDIDATES < 41
+    assert evidence.best is not None
+    assert evidence.best.text == "The lighthouse of Aldwick was rebuilt in 1862 after a storm."
