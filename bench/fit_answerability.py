@@ -3,12 +3,14 @@
 Each article's paragraphs are one collection. Every sampled question is asked in its own
 article's collection (answerable ones and the unanswerable ones written to look answerable)
 and, for a share of them, in another article's collection (the article is not indexed). For
-each, the extractive composer's evidence is gathered exactly as the service does and its three
-answerability features are recorded. A logistic model is then fitted with article-level
-cross-validation (leave one article out; the refusal threshold is chosen on the training
-articles so that at most one answerable question in ten is refused), and the held-out figures
-are printed, with the curve of false refusals against refused unanswerable questions and the
-coefficients fitted on all articles (what :mod:`groundwork.answer.answerability` ships).
+each, the extractive composer's evidence is gathered exactly as the service does and its
+answerability features (:func:`groundwork.answer.answerability.features`) are recorded. A
+logistic model is then fitted with article-level cross-validation (leave one article out; the
+refusal threshold is chosen on the training articles so that at most one answerable question in
+ten is refused), and the held-out figures are printed, with the curve of false refusals against
+refused unanswerable questions and the coefficients fitted on all articles (what
+:mod:`groundwork.answer.answerability` ships; ``--per-article 400`` takes every question of
+every article, as the shipped model does).
 
     .venv/bin/python -m bench.fit_answerability [--per-article N] [--quality fast|precise]
         [--features FILE]   # reuse (or write) the recorded features

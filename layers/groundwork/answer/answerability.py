@@ -1,16 +1,33 @@
-"""Do the documents answer the question? A calibrated probability from three signals.
+"""Do the documents answer the question? A calibrated probability from eight signals.
 
-A logistic model over the best candidate sentence's similarity to the question, its keyword
-coverage, and the best passage's coverage of the question's words. The coefficients were fitted
-on SQuAD 2.0 dev (half of its articles, unanswerable questions included, plus questions asked
-where their article is not indexed) with article-level cross-validation:
-``python -m bench.fit_answerability`` prints them and the cross-validated figures.
+A logistic model over what the evidence of :func:`groundwork.answer.relevance.gather` says:
+
+1. the best candidate sentence's MiniLM similarity to the question;
+2. its keyword coverage (weighted share of the question's content words it has);
+3. the best passage's keyword coverage;
+4. the question negates (not, no, never, …n't) and the best sentence does not;
+5. a number of the question (a word with a digit: a year, a count) is not in the best sentence;
+6. the margin of the best sentence's similarity over the runner-up's (over 0 when alone);
+7. a superlative or comparative of the question (least, most, first, highest, …) is not in
+   the best sentence;
+8. how many of the question's names (capitalised words after the first) and numbers no
+   retrieved passage has (at most 2).
+
+Signals 4–8 target how questions are written to look answerable when they are not (SQuAD 2.0:
+a negation added, a number, an antonym, a superlative or a name swapped). The coefficients were
+fitted on SQuAD 2.0 dev (half of its articles, the unanswerable questions included, plus
+questions asked where their article is not indexed) with leave-one-article-out
+cross-validation. ``python -m bench.fit_answerability --per-article 400`` prints them, the
+held-out figures and the curve.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING
+
+from groundwork.text.terms import words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -18,25 +35,54 @@ if TYPE_CHECKING:
     from groundwork.answer.relevance import Evidence
     from groundwork.domain.cards import Card
 
-#: intercept, best similarity, best sentence's coverage, best passage's coverage
-COEFFICIENTS = (-3.670, 5.571, 1.290, -0.944)
+#: intercept, then one weight per feature, in the order of :func:`features`
+COEFFICIENTS = (-4.046, 7.087, 0.845, -0.702, -3.170, -1.134, -2.484, -0.765, -0.630)
 #: Below this the documents are taken not to answer: the fitting data's answerable questions
-#: score below it one time in ten. Held out by article, it refuses 10% of the answerable
-#: questions, 21% of the unanswerable ones and all those whose article is not indexed.
-THRESHOLD = 0.29
+#: score below it one time in ten.
+THRESHOLD = 0.27
+
+_NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "neither", "without", "cannot"})
+_RANKING = frozenset(
+    """least most highest lowest first last largest smallest biggest best worst fewest earliest
+    latest longest shortest oldest newest youngest minimum maximum only less fewer greater lower
+    higher larger smaller""".split()
+)
+_NAME = re.compile(r"\w+(?:[-']\w+)*")
 
 
-def features(evidence: Evidence) -> tuple[float, float, float]:
+def features(evidence: Evidence) -> tuple[float, ...]:
+    """The model's inputs, in the order of :data:`COEFFICIENTS` (after the intercept)."""
     best = evidence.best
     if best is None:
-        return (0.0, 0.0, evidence.passage_coverage)
+        return (0.0, 0.0, evidence.passage_coverage, 0.0, 0.0, 0.0, 0.0, 0.0)
     similarity = best.similarity
+    asked = set(words(_plain(evidence.question)))
+    said = set(words(_plain(best.text)))
+    numbers = {w for w in asked if any(c.isdigit() for c in w)}
+    runner_up = evidence.candidates[1].similarity if len(evidence.candidates) > 1 else 0.0
+    english = (
+        float(_negates(asked) and not _negates(said)),
+        float(bool((asked & _RANKING) - said)),
+        float(min(len(_names(evidence.question) - set().union(*evidence.passage_words)), 2)),
+    )
     if evidence.beyond_embedder:
         # The embedder reads English: in another language the cosine of a question and its
         # answer runs low, so the sentence's share of the question's words stands in for it
-        # when that is higher (the model was fitted on English, where the two go together).
+        # when that is higher (the model was fitted on English, where the two go together);
+        # the negations, superlatives and capitalised names above are English ones.
         similarity = max(similarity, best.coverage)
-    return (similarity, best.coverage, evidence.passage_coverage)
+        english = (0.0, 0.0, 0.0)
+    negated, ranking, names = english
+    return (
+        similarity,
+        best.coverage,
+        evidence.passage_coverage,
+        negated,
+        float(bool(numbers - said)),
+        similarity - runner_up,
+        ranking,
+        names,
+    )
 
 
 def probability(evidence: Evidence) -> float:
@@ -59,3 +105,18 @@ def answerability(question: str, passages: Sequence[Card]) -> float:
 
 def answers(score: float) -> bool:
     return score >= THRESHOLD
+
+
+def _plain(text: str) -> str:
+    return text.replace("’", "'")
+
+
+def _negates(said: set[str]) -> bool:
+    return bool(said & _NEGATIONS) or any(w.endswith("n't") for w in said)
+
+
+def _names(question: str) -> set[str]:
+    """The question's capitalised words after its first, and its numbers, lower-cased."""
+    found = _NAME.findall(_plain(question))
+    names = {w for w in found[1:] if w[0].isupper()}
+    return {w.lower() for w in found if w in names or any(c.isdigit() for c in w)}

@@ -22,7 +22,7 @@ from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.metadata import metadata_answer
 from groundwork.chat.language import detect_language
 from groundwork.text.sentences import split_sentences
-from groundwork.text.terms import terms
+from groundwork.text.terms import terms, words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -83,6 +83,9 @@ class Evidence:
     #: The question, or the passage of the best sentence, is in another language than the
     #: embedder's (English), whose similarities then run low.
     beyond_embedder: bool = False
+    question: str = ""
+    #: Each passage's words, lower-cased, for the answerability check's absent names and numbers.
+    passage_words: tuple[frozenset[str], ...] = ()
 
     @property
     def best(self) -> Candidate | None:
@@ -139,7 +142,12 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
     candidates.sort(key=lambda c: (-c.score, c.passage, c.position))
     languages = {detect_language(question), passages[candidates[0].passage].language}
     return Evidence(
-        candidates, passage_coverage, card_answer, bool(languages - {None, EMBEDDER_LANGUAGE})
+        candidates,
+        passage_coverage,
+        card_answer,
+        bool(languages - {None, EMBEDDER_LANGUAGE}),
+        question,
+        tuple(frozenset(words(card.text)) for card in passages),
     )
 
 

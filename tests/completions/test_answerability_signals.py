@@ -1,0 +1,99 @@
+"""The answerability check's signals for questions written to look answerable when they are not:
+a negation added, a number, a superlative or a name that the documents do not have."""
+
+from __future__ import annotations
+
+from groundwork.answer.answerability import answers, features, probability
+from groundwork.answer.relevance import Candidate, Evidence, gather
+from groundwork.domain.cards import Card
+from groundwork.embeddings.factory import get_embedder
+from groundwork.text.terms import terms, words
+
+NEGATED, NUMBER, MARGIN, RANKING, NAMES = 3, 4, 5, 6, 7
+
+PARLIAMENT = [
+    Card(id="p-0", collection="k", source_id="s", url="k#0",
+         text="The Presiding Officer can reduce speaking time if many members wish to speak. "
+         "Members of the Parliament first met in Edinburgh in 1999."),
+    Card(id="p-1", collection="k", source_id="s", url="k#1",
+         text="The Parliament sits on Tuesdays, Wednesdays and Thursdays from early January "
+         "to late June. Debates are open to the public."),
+]  # fmt: skip
+
+
+def evidence(question: str, *sentences: tuple[str, float]) -> Evidence:
+    """The evidence as gather would build it for these (sentence, similarity) candidates."""
+    wanted = set(terms(question))
+    candidates = [
+        Candidate(0, i, text, similarity, len(wanted & set(terms(text))) / len(wanted),
+                  frozenset(set(terms(text)) - wanted))
+        for i, (text, similarity) in enumerate(sentences)
+    ]  # fmt: skip
+    passage = " ".join(text for text, _ in sentences)
+    return Evidence(candidates, 0.5, question=question, passage_words=(frozenset(words(passage)),))
+
+
+def test_given_a_negated_question_and_an_affirming_sentence_then_the_negation_counts() -> None:
+    affirmed = evidence("What does Article 12 not allow?", ("Article 12 allows mergers.", 0.7))
+    negated = evidence("What does Article 12 not allow?", ("Article 12 does not allow it.", 0.7))
+    contracted = evidence("What doesn’t Article 12 allow?", ("Article 12 allows mergers.", 0.7))
+
+    assert features(affirmed)[NEGATED] == 1.0
+    assert features(negated)[NEGATED] == 0.0
+    assert features(contracted)[NEGATED] == 1.0
+
+
+def test_given_a_number_or_superlative_the_sentence_lacks_then_each_counts() -> None:
+    other_year = evidence(
+        "Who proved it in 1961 at the latest?", ("Cook proved it in 1971 at the earliest.", 0.8)
+    )
+    same_year = evidence("Who proved it first in 1971?", ("Cook first proved it in 1971.", 0.8))
+
+    assert features(other_year)[NUMBER] == 1.0
+    assert features(other_year)[RANKING] == 1.0
+    assert features(same_year)[NUMBER] == 0.0
+    assert features(same_year)[RANKING] == 0.0
+
+
+def test_given_names_no_passage_has_then_they_are_counted_up_to_two() -> None:
+    question = "Did Alice Smith meet Bob Jones in Paris in 1900?"
+    known = evidence(question, ("Alice met Bob in Paris.", 0.6))
+
+    assert features(known)[NAMES] == 2.0  # Smith, Jones and 1900 are absent: at most 2
+    assert features(evidence("Where did Alice meet Bob?", ("Alice met Bob.", 0.6)))[NAMES] == 0
+
+
+def test_given_a_runner_up_then_the_margin_is_the_best_similarity_over_it() -> None:
+    alone = evidence("When was the bridge built?", ("The bridge was built in 1890.", 0.7))
+    close = evidence(
+        "When was the bridge built?",
+        ("The bridge was built in 1890.", 0.7),
+        ("The bridge was painted in 1950.", 0.6),
+    )
+
+    assert features(alone)[MARGIN] == 0.7
+    assert round(features(close)[MARGIN], 6) == 0.1
+
+
+def test_given_the_passages_when_asked_what_they_say_then_it_is_answerable() -> None:
+    found = gather("When did the Parliament first meet in Edinburgh?", PARLIAMENT, get_embedder())
+
+    assert answers(probability(found))
+
+
+def test_given_a_question_negating_what_the_passage_says_then_it_is_refused() -> None:
+    found = gather(
+        "When can the Presiding Officer not reduce speaking time?", PARLIAMENT, get_embedder()
+    )
+
+    assert features(found)[NEGATED] == 1.0
+    assert not answers(probability(found))
+
+
+def test_given_a_question_naming_what_no_passage_has_then_it_is_refused() -> None:
+    found = gather(
+        "When did the Parliament of Wales first meet in Cardiff?", PARLIAMENT, get_embedder()
+    )
+
+    assert features(found)[NAMES] == 2.0
+    assert not answers(probability(found))
