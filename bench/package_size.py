@@ -84,12 +84,19 @@ def function_layers() -> dict[str, tuple[str, str]]:
     return found
 
 
+def runs(python: str | None) -> bool:
+    """Whether ``python`` starts (a pyenv shim of a version that is not selected does not)."""
+    return (
+        python is not None
+        and subprocess.run([python, "-c", ""], capture_output=True).returncode == 0
+    )
+
+
 def smoke(
     built: dict[str, Path], groundwork: Path, scratch: Path, python: str | None
 ) -> dict[str, str]:
     """Import each handler on python3.12 from its layers alone; 'ok' or the last error line."""
-    usable = python and subprocess.run([python, "-c", ""], capture_output=True).returncode == 0
-    if not usable:
+    if not runs(python):
         return {}
     assert python is not None
     venv = scratch / "py312"
@@ -138,7 +145,7 @@ def main() -> None:
             built = {layer: args.sam_build / layer / "python" for layer in DEPENDENCY_LAYERS}
             groundwork = args.sam_build / "GroundworkLayer" / "python"
         else:
-            if not args.python:
+            if not runs(args.python):
                 parser.error("building the layers needs a Python 3.12 (--python)")
             built = {layer: root / layer / "python" for layer in DEPENDENCY_LAYERS}
             groundwork = root / "GroundworkLayer" / "python"
