@@ -82,12 +82,15 @@ def test_given_keep_alives_when_the_openai_sdk_streams_then_it_reads_the_answer(
 
 
 def test_given_a_failure_within_the_interval_then_it_is_still_an_http_error(
-    client: TestClient, cards_settings: Settings
+    cards_settings: Settings,
 ) -> None:
+    # An interval far longer than retrieval takes on a loaded machine: the failure comes first.
+    settings = cards_settings.model_copy(update={"stream_keep_alive_s": 30.0})
     failure = ApiError(502, "generation.failed", "The model is unreachable.")
-    answer_late(client, cards_settings, [failure], wait_s=0)
+    with TestClient(create_app(settings)) as client:
+        answer_late(client, cards_settings, [failure], wait_s=0)
 
-    response = client.post("/v1/chat/completions", json=chat("Who made us?") | {"stream": True})
+        response = client.post("/v1/chat/completions", json=chat("Who made us?") | {"stream": True})
 
     assert response.status_code == 502
     assert response.json()["error"]["code"] == "generation.failed"
