@@ -9,7 +9,7 @@ from groundwork.domain.cards import Card
 from groundwork.embeddings.factory import get_embedder
 from groundwork.text.terms import terms, words
 
-NEGATED, NUMBER, MARGIN, RANKING, NAMES = 3, 4, 5, 6, 7
+NEGATED, NUMBER, RANKING, NAMES = 3, 4, 5, 6
 
 PARLIAMENT = [
     Card(id="p-0", collection="k", source_id="s", url="k#0",
@@ -61,18 +61,6 @@ def test_given_names_no_passage_has_then_they_are_counted_up_to_two() -> None:
 
     assert features(known)[NAMES] == 2.0  # Smith, Jones and 1900 are absent: at most 2
     assert features(evidence("Where did Alice meet Bob?", ("Alice met Bob.", 0.6)))[NAMES] == 0
-
-
-def test_given_a_runner_up_then_the_margin_is_the_best_similarity_over_it() -> None:
-    alone = evidence("When was the bridge built?", ("The bridge was built in 1890.", 0.7))
-    close = evidence(
-        "When was the bridge built?",
-        ("The bridge was built in 1890.", 0.7),
-        ("The bridge was painted in 1950.", 0.6),
-    )
-
-    assert features(alone)[MARGIN] == 0.7
-    assert round(features(close)[MARGIN], 6) == 0.1
 
 
 def test_given_the_passages_when_asked_what_they_say_then_it_is_answerable() -> None:

@@ -1,4 +1,4 @@
-"""Do the documents answer the question? A calibrated probability from eight signals.
+"""Do the documents answer the question? A calibrated probability from seven signals.
 
 A logistic model over what the evidence of :func:`groundwork.answer.relevance.gather` says:
 
@@ -7,13 +7,12 @@ A logistic model over what the evidence of :func:`groundwork.answer.relevance.ga
 3. the best passage's keyword coverage;
 4. the question negates (not, no, never, …n't) and the best sentence does not;
 5. a number of the question (a word with a digit: a year, a count) is not in the best sentence;
-6. the margin of the best sentence's similarity over the runner-up's (over 0 when alone);
-7. a superlative or comparative of the question (least, most, first, highest, …) is not in
+6. a superlative or comparative of the question (least, most, first, highest, …) is not in
    the best sentence;
-8. how many of the question's names (capitalised words after the first) and numbers no
+7. how many of the question's names (capitalised words after the first) and numbers no
    retrieved passage has (at most 2).
 
-Signals 4–8 target how questions are written to look answerable when they are not (SQuAD 2.0:
+Signals 4–7 target how questions are written to look answerable when they are not (SQuAD 2.0:
 a negation added, a number, an antonym, a superlative or a name swapped). The coefficients were
 fitted on SQuAD 2.0 dev (half of its articles, the unanswerable questions included, plus
 questions asked where their article is not indexed) with leave-one-article-out
@@ -36,10 +35,10 @@ if TYPE_CHECKING:
     from groundwork.domain.cards import Card
 
 #: intercept, then one weight per feature, in the order of :func:`features`
-COEFFICIENTS = (-4.046, 7.087, 0.845, -0.702, -3.170, -1.134, -2.484, -0.765, -0.630)
+COEFFICIENTS = (-3.787, 6.238, 0.715, -0.564, -3.179, -1.102, -0.734, -0.692)
 #: Below this the documents are taken not to answer: the fitting data's answerable questions
 #: score below it one time in ten.
-THRESHOLD = 0.27
+THRESHOLD = 0.26
 
 _NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "neither", "without", "cannot"})
 _RANKING = frozenset(
@@ -54,12 +53,11 @@ def features(evidence: Evidence) -> tuple[float, ...]:
     """The model's inputs, in the order of :data:`COEFFICIENTS` (after the intercept)."""
     best = evidence.best
     if best is None:
-        return (0.0, 0.0, evidence.passage_coverage, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return (0.0, 0.0, evidence.passage_coverage, 0.0, 0.0, 0.0, 0.0)
     similarity = best.similarity
     asked = set(words(_plain(evidence.question)))
     said = set(words(_plain(best.text)))
     numbers = {w for w in asked if any(c.isdigit() for c in w)}
-    runner_up = evidence.candidates[1].similarity if len(evidence.candidates) > 1 else 0.0
     english = (
         float(_negates(asked) and not _negates(said)),
         float(bool((asked & _RANKING) - said)),
@@ -79,7 +77,6 @@ def features(evidence: Evidence) -> tuple[float, ...]:
         evidence.passage_coverage,
         negated,
         float(bool(numbers - said)),
-        similarity - runner_up,
         ranking,
         names,
     )
