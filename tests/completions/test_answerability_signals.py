@@ -85,3 +85,23 @@ def test_given_a_question_naming_what_no_passage_has_then_it_is_refused() -> Non
 
     assert features(found)[NAMES] == 2.0
     assert not answers(probability(found))
+
+
+def test_given_numbers_in_the_passage_headings_then_they_are_not_missing() -> None:
+    section = Card(
+        id="c-8",
+        collection="k",
+        source_id="s",
+        url="k#8",
+        heading="Section 8",
+        heading_path=["Article 1", "Section 8"],
+        title="Constitution",
+        text="The Congress shall have Power To lay and collect Taxes and Duties.",
+    )
+
+    found = gather("What does Article 1, Section 8 say about Taxes?", [section], get_embedder())
+    unnamed = gather("What does Article 4, Section 8 say about Taxes?", [section], get_embedder())
+
+    assert features(found)[NUMBER] == 0.0
+    assert features(found)[NAMES] == 0.0
+    assert features(unnamed)[NUMBER] == 1.0

@@ -6,7 +6,8 @@ A logistic model over what the evidence of :func:`groundwork.answer.relevance.ga
 2. its keyword coverage (weighted share of the question's content words it has);
 3. the best passage's keyword coverage;
 4. the question negates (not, no, never, …n't) and the best sentence does not;
-5. a number of the question (a word with a digit: a year, a count) is not in the best sentence;
+5. a number of the question (a word with a digit: a year, a count) is not in the best sentence
+   nor in its passage's title and headings;
 6. a superlative or comparative of the question (least, most, first, highest, …) is not in
    the best sentence;
 7. how many of the question's names (capitalised words after the first) and numbers no
@@ -58,6 +59,8 @@ def features(evidence: Evidence) -> tuple[float, ...]:
     asked = set(words(_plain(evidence.question)))
     said = set(words(_plain(best.text)))
     numbers = {w for w in asked if any(c.isdigit() for c in w)}
+    if evidence.heading_words:  # "Article 1, Section 8" is said by the sentence's headings
+        numbers -= evidence.heading_words[best.passage]
     english = (
         float(_negates(asked) and not _negates(said)),
         float(bool((asked & _RANKING) - said)),

@@ -84,8 +84,11 @@ class Evidence:
     #: embedder's (English), whose similarities then run low.
     beyond_embedder: bool = False
     question: str = ""
-    #: Each passage's words, lower-cased, for the answerability check's absent names and numbers.
+    #: Each passage's words with its title's and headings', lower-cased, for the answerability
+    #: check's absent names and numbers.
     passage_words: tuple[frozenset[str], ...] = ()
+    #: Each passage's title's and headings' words ("Article 1", "Section 8"), lower-cased.
+    heading_words: tuple[frozenset[str], ...] = ()
 
     @property
     def best(self) -> Candidate | None:
@@ -147,8 +150,16 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
         card_answer,
         bool(languages - {None, EMBEDDER_LANGUAGE}),
         question,
-        tuple(frozenset(words(card.text)) for card in passages),
+        tuple(frozenset(words(_described(card))) for card in passages),
+        tuple(
+            frozenset(words(" ".join([card.title or "", *card.heading_path]))) for card in passages
+        ),
     )
+
+
+def _described(card: Card) -> str:
+    """The card's text with its title and headings, which name what it is about."""
+    return " ".join([card.title or "", *card.heading_path, card.heading or "", card.text])
 
 
 def prose(text: str) -> list[str]:
