@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 import statistics
 import tempfile
@@ -51,7 +50,15 @@ from typing import Any
 
 import numpy as np
 
-from bench.fit_answerability import cards_of, fit, predict, threshold_for
+from bench.fit_answerability import (
+    cards_of,
+    collection_of,
+    fit,
+    predict,
+    sample_questions,
+    threshold_for,
+)
+from bench.fit_answerability import load as squad_rows
 from groundwork.answer.answerability import features
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.relevance import gather
@@ -273,30 +280,6 @@ def catechism(
     }
 
 
-def squad_rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def collection_of(title: str) -> str:
-    return f"squad-{title}".lower()[:60]
-
-
-def squad_sample(rows: list[dict[str, Any]], per_article: int) -> list[tuple[dict[str, Any], str]]:
-    """Per article: answerable and unanswerable questions asked of it, and some of its
-    questions asked of the next article (theirs not indexed); the article asked of, each."""
-    titles = sorted({r["title"] for r in rows})
-    rng = random.Random(7)
-    sample: list[tuple[dict[str, Any], str]] = []
-    for i, title in enumerate(titles):
-        own = [r for r in rows if r["title"] == title]
-        for impossible in (False, True):
-            group = [r for r in own if r["is_impossible"] == impossible]
-            sample += [(r, title) for r in rng.sample(group, min(per_article, len(group)))]
-        other = titles[(i + 1) % len(titles)]
-        sample += [(r, other) for r in rng.sample(own, min(per_article // 2, len(own)))]
-    return sample
-
-
 def squad(
     args: argparse.Namespace,
     service: AnswerService,
@@ -306,7 +289,7 @@ def squad(
 ) -> dict[str, str]:
     rows = squad_rows(args.squad)
     by_url = {card.url: card for card in cards_of(rows)}
-    sample = squad_sample(rows, args.per_article)
+    sample = sample_questions(rows, args.per_article)
     options = AnswerOptions(quality=quality)
     composer = ExtractiveComposer()
     recorded: list[dict[str, Any]] = []

@@ -76,12 +76,35 @@ def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def collection_of(title: str) -> str:
+    """The collection an article's paragraphs are indexed in."""
+    return f"squad-{title}".lower()[:60]
+
+
+def sample_questions(
+    rows: list[dict[str, Any]], per_article: int
+) -> list[tuple[dict[str, Any], str]]:
+    """Per article: answerable and unanswerable questions asked of it, and some of its
+    questions asked of the next article (theirs not indexed); the article asked of, each."""
+    titles = sorted({r["title"] for r in rows})
+    rng = random.Random(7)
+    sample: list[tuple[dict[str, Any], str]] = []
+    for i, title in enumerate(titles):
+        own = [r for r in rows if r["title"] == title]
+        for impossible in (False, True):
+            group = [r for r in own if r["is_impossible"] == impossible]
+            sample += [(r, title) for r in rng.sample(group, min(per_article, len(group)))]
+        other = titles[(i + 1) % len(titles)]
+        sample += [(r, other) for r in rng.sample(own, min(per_article // 2, len(own)))]
+    return sample
+
+
 def cards_of(rows: list[dict[str, Any]]) -> list[Card]:
     paragraphs = {(r["title"], r["paragraph"]): r["context"] for r in rows}
     return [
         Card(
             id=f"{title}-{n}",
-            collection=f"squad-{title}".lower()[:60],
+            collection=collection_of(title),
             source_id=title,
             text=text,
             title=title.replace("_", " "),
@@ -94,16 +117,7 @@ def cards_of(rows: list[dict[str, Any]]) -> list[Card]:
 
 def record(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = load(args.data)
-    titles = sorted({r["title"] for r in rows})
-    rng = random.Random(7)
-    sample: list[tuple[dict[str, Any], str]] = []
-    for i, title in enumerate(titles):
-        own = [r for r in rows if r["title"] == title]
-        for impossible in (False, True):
-            group = [r for r in own if r["is_impossible"] == impossible]
-            sample += [(r, title) for r in rng.sample(group, min(args.per_article, len(group)))]
-        other = titles[(i + 1) % len(titles)]
-        sample += [(r, other) for r in rng.sample(own, min(args.per_article // 2, len(own)))]
+    sample = sample_questions(rows, args.per_article)
     cards = cards_of(rows)
     memo = Memo(get_embedder(), args.cache)
     started = time.perf_counter()
@@ -119,7 +133,7 @@ def record(args: argparse.Namespace) -> list[dict[str, Any]]:
         index = EmbeddedIndex(Path(tmp) / "index.sqlite", memo)
         index.upsert(cards)
         for row, asked_in in sample:
-            where = SearchFilter(collections=[f"squad-{asked_in}".lower()[:60]])
+            where = SearchFilter(collections=[collection_of(asked_in)])
             hits = index.search(row["question"], where, args.k, quality=args.quality)
             evidence = gather(row["question"], [h.card for h in hits], memo)
             chosen = composer.select(evidence)
