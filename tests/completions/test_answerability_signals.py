@@ -105,3 +105,14 @@ def test_given_numbers_in_the_passage_headings_then_they_are_not_missing() -> No
     assert features(found)[NUMBER] == 0.0
     assert features(found)[NAMES] == 0.0
     assert features(unnamed)[NUMBER] == 1.0
+
+
+def test_given_a_name_with_a_typographic_apostrophe_in_the_passage_then_it_is_not_absent() -> None:
+    passages = [
+        Card(id="b-0", collection="k", source_id="s", url="k#0",
+             text="Flann O’Brien wrote The Third Policeman in 1940. It was published in 1967."),
+    ]  # fmt: skip
+
+    found = gather("When did Flann O'Brien write The Third Policeman?", passages, get_embedder())
+
+    assert features(found)[NAMES] == 0.0

@@ -27,7 +27,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from groundwork.text.terms import words
+from groundwork.text.terms import plain_apostrophes, words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -56,8 +56,8 @@ def features(evidence: Evidence) -> tuple[float, ...]:
     if best is None:
         return (0.0, 0.0, evidence.passage_coverage, 0.0, 0.0, 0.0, 0.0)
     similarity = best.similarity
-    asked = set(words(_plain(evidence.question)))
-    said = set(words(_plain(best.text)))
+    asked = set(words(plain_apostrophes(evidence.question)))
+    said = set(words(plain_apostrophes(best.text)))
     numbers = {w for w in asked if any(c.isdigit() for c in w)}
     if evidence.heading_words:  # "Article 1, Section 8" is said by the sentence's headings
         numbers -= evidence.heading_words[best.passage]
@@ -107,16 +107,12 @@ def answers(score: float) -> bool:
     return score >= THRESHOLD
 
 
-def _plain(text: str) -> str:
-    return text.replace("’", "'")
-
-
 def _negates(said: set[str]) -> bool:
     return bool(said & _NEGATIONS) or any(w.endswith("n't") for w in said)
 
 
 def _names(question: str) -> set[str]:
     """The question's capitalised words after its first, and its numbers, lower-cased."""
-    found = _NAME.findall(_plain(question))
+    found = _NAME.findall(plain_apostrophes(question))
     names = {w for w in found[1:] if w[0].isupper()}
     return {w.lower() for w in found if w in names or any(c.isdigit() for c in w)}

@@ -22,7 +22,7 @@ from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.metadata import metadata_answer
 from groundwork.chat.language import detect_language
 from groundwork.text.sentences import split_sentences
-from groundwork.text.terms import terms, words
+from groundwork.text.terms import plain_apostrophes, terms, words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -158,8 +158,10 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
 
 
 def _described(card: Card) -> str:
-    """The card's text with its title and headings, which name what it is about."""
-    return " ".join([card.title or "", *card.heading_path, card.heading or "", card.text])
+    """The card's text with its title and headings, which name what it is about; apostrophes
+    plain, as the answerability check reads the question's names ("O’Brien" is "O'Brien")."""
+    described = " ".join([card.title or "", *card.heading_path, card.heading or "", card.text])
+    return plain_apostrophes(described)
 
 
 def prose(text: str) -> list[str]:

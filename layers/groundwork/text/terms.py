@@ -20,6 +20,11 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+def plain_apostrophes(text: str) -> str:
+    """``text`` with its typographic apostrophes (’) made plain ('), as keyboards type them."""
+    return text.replace("’", "'")
+
+
 def terms(text: str) -> list[str]:
     """The content words of ``text``: lower-cased, stopwords removed, crude plural folding."""
     return [stem(w) for w in words(text) if w not in STOPWORDS]
