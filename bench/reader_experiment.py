@@ -14,8 +14,9 @@ on all but ``--fold`` and reads that fold's questions. Printed, on those held-ou
   articles) with and without the reader's best probability as an eighth signal: AUROC, false
   refusals and refused unanswerable questions.
 
-Development only: needs torch and transformers (the ``train`` extra, ``.venv-train`` as
-``scripts/train_verifier.sh`` makes it). About 25 minutes on 2 cores with the defaults::
+Development only: needs torch and transformers (the ``train`` extra) and the base weights, in
+a virtual environment of their own (docs/architecture.md shows the commands). About 25 minutes
+on 2 cores with the defaults::
 
     .venv-train/bin/python -m bench.reader_experiment [--fold 0] [--layers 3] [--epochs 2]
 """
