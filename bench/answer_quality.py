@@ -24,8 +24,8 @@ unanswerable questions are asked in their article's collection, and half as many
 questions in the next article's (their article is not indexed). The shipped answerability
 coefficients were fitted on these articles, so refusals are also decided held out by article:
 each question's answerability features (``groundwork.answer.answerability.features``) are
-recorded, and a model fitted without its article (``bench.fit_answerability``'s ``fit``,
-``predict`` and ``threshold_for``) decides. Both are printed, labelled: the gold answer in the
+recorded, and a model fitted without its article (``bench.fit_answerability``'s
+``leave_one_article_out``) decides. Both are printed, labelled: the gold answer in the
 first sentence and median words (answerable questions answered), false refusals, refusals of
 the unanswerable questions and of those whose article is not indexed; citation precision and
 time to first token as for the catechism.
@@ -53,10 +53,8 @@ import numpy as np
 from bench.fit_answerability import (
     cards_of,
     collection_of,
-    fit,
-    predict,
+    leave_one_article_out,
     sample_questions,
-    threshold_for,
 )
 from bench.fit_answerability import load as squad_rows
 from groundwork.answer.answerability import features
@@ -327,12 +325,7 @@ def squad(
     x = np.array([r["features"] for r in recorded], dtype=np.float64)
     y = np.array([r["indexed"] and not r["impossible"] for r in recorded], dtype=np.float64)
     articles = np.array([r["article"] for r in recorded])
-    held_out = np.zeros(len(recorded), dtype=bool)
-    for article in sorted(set(articles)):
-        test = articles == article
-        w = fit(x[~test], y[~test])
-        cut = threshold_for(predict(w, x[~test & (y == 1)]))
-        held_out[test] = predict(w, x[test]) < cut
+    _, held_out = leave_one_article_out(x, y, articles)
     shipped = np.array([r["shipped_refused"] for r in recorded])
     answerable = y == 1
     unanswerable = np.array([r["indexed"] and r["impossible"] for r in recorded])

@@ -189,6 +189,22 @@ def threshold_for(scores: npt.NDArray[np.float64]) -> float:
     return float(np.quantile(scores, CALIBRATION_FALSE_REFUSALS))
 
 
+def leave_one_article_out(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], articles: npt.NDArray[np.str_]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Each question's probability, and whether it is refused, from the model and threshold
+    fitted on the other articles' questions."""
+    held_out = np.zeros(len(x))
+    refused = np.zeros(len(x), dtype=bool)
+    for article in sorted(set(articles)):
+        test = articles == article
+        w = fit(x[~test], y[~test])
+        cut = threshold_for(predict(w, x[~test & (y == 1)]))
+        held_out[test] = predict(w, x[test])
+        refused[test] = held_out[test] < cut
+    return held_out, refused
+
+
 def auroc(scores: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> float:
     order = np.argsort(scores)
     ranks = np.empty(len(scores))
@@ -218,14 +234,7 @@ def main() -> None:
     x = np.array([r["features"] for r in rows], dtype=np.float64)
     y = np.array([r["indexed"] and not r["impossible"] for r in rows], dtype=np.float64)
     articles = np.array([r["article"] for r in rows])
-    held_out = np.zeros(len(rows))
-    refused = np.zeros(len(rows), dtype=bool)
-    for article in sorted(set(articles)):
-        test = articles == article
-        w = fit(x[~test], y[~test])
-        cut = threshold_for(predict(w, x[~test & (y == 1)]))
-        held_out[test] = predict(w, x[test])
-        refused[test] = held_out[test] < cut
+    held_out, refused = leave_one_article_out(x, y, articles)
 
     groups: dict[str, npt.NDArray[np.bool_]] = defaultdict(lambda: np.zeros(len(rows), bool))
     for i, r in enumerate(rows):

@@ -39,11 +39,9 @@ from bench.fit_answerability import (
     auroc,
     cards_of,
     collection_of,
-    fit,
+    leave_one_article_out,
     load,
-    predict,
     sample_questions,
-    threshold_for,
 )
 from groundwork.answer.answerability import features
 from groundwork.answer.relevance import gather, prose
@@ -207,13 +205,7 @@ def report(rows: list[dict[str, Any]], readings: list[list[float]]) -> None:
             np.array([[*r["features"], b] for r, b in zip(rows, best, strict=True)]),
         ),
     ):
-        held_out, refused = np.zeros(len(rows)), np.zeros(len(rows), dtype=bool)
-        for article in sorted(set(articles)):
-            test = articles == article
-            w = fit(x[~test], y[~test])
-            cut = threshold_for(predict(w, x[~test & (y == 1)]))
-            held_out[test] = predict(w, x[test])
-            refused[test] = held_out[test] < cut
+        held_out, refused = leave_one_article_out(x, y, articles)
         print(
             f"| {name} | {auroc(held_out[indexed], y[indexed]):.3f} | "
             f"{refused[y == 1].mean():.3f} | {refused[indexed & (y == 0)].mean():.3f} |"
