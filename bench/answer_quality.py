@@ -54,10 +54,10 @@ from bench.fit_answerability import (
     cards_of,
     collection_of,
     leave_one_article_out,
+    question_record,
     sample_questions,
 )
 from bench.fit_answerability import load as squad_rows
-from groundwork.answer.answerability import features
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.relevance import gather
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
@@ -300,18 +300,9 @@ def squad(
         first_token.append(seconds)
         passages = list(retriever.last)
         evidence = gather(question, passages, embedder)  # as the service did: remembered
-        chosen = composer.select(evidence)
-        first = chosen[0].text.lower() if chosen else ""
         recorded.append(
-            {
-                "article": row["title"],
-                "indexed": asked_in == row["title"],
-                "impossible": row["is_impossible"],
-                "features": list(features(evidence)),
-                "shipped_refused": text == NOT_FOUND,
-                "gold_first": any(a.lower() in first for a in row["answers"]),
-                "words": sum(len(c.text.split()) for c in chosen),
-            }
+            question_record(row, asked_in, evidence, composer.select(evidence))
+            | {"shipped_refused": text == NOT_FOUND}
         )
         if text != NOT_FOUND:
             raw_cited, raw_ok = raw_precision(question, passages)

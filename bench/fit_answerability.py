@@ -27,9 +27,9 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +42,10 @@ from groundwork.embeddings.factory import get_embedder
 from groundwork.generation.extractive import ExtractiveComposer
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
+
+if TYPE_CHECKING:
+    from groundwork.answer.relevance import Candidate, Evidence
+    from groundwork.retrieval.base import Quality
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "squad2_dev_half.jsonl"
 #: The share of the fitting articles' answerable questions the threshold may refuse: a little
@@ -119,48 +123,61 @@ def cards_of(rows: list[dict[str, Any]]) -> list[Card]:
     ]
 
 
-def record(args: argparse.Namespace) -> list[dict[str, Any]]:
-    rows = load(args.data)
-    sample = sample_questions(rows, args.per_article)
+def asked(
+    rows: list[dict[str, Any]], per_article: int, memo: Memo, k: int, quality: Quality
+) -> Iterator[tuple[dict[str, Any], str, Evidence]]:
+    """Each sampled question, the article it is asked of, and the evidence the extractive
+    composer reads, gathered as the service does from the articles indexed in a fresh index."""
     cards = cards_of(rows)
-    memo = Memo(get_embedder(), args.cache)
     started = time.perf_counter()
     memo.embed(
         [passage_text(c) for c in cards] + [s for c in cards for s in prose(c.text)]
     )  # once, in large batches
     memo.save()
     elapsed = time.perf_counter() - started
-    print(f"embedded {len(memo.seen)} paragraphs and sentences in {elapsed:.0f} s")
-    composer = ExtractiveComposer(embedder=memo)
-    out = []
+    print(f"embedded {len(memo.seen)} paragraphs and sentences in {elapsed:.0f} s", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         index = EmbeddedIndex(Path(tmp) / "index.sqlite", memo)
         index.upsert(cards)
-        for row, asked_in in sample:
+        for row, asked_in in sample_questions(rows, per_article):
             where = SearchFilter(collections=[collection_of(asked_in)])
-            hits = index.search(row["question"], where, args.k, quality=args.quality)
-            evidence = gather(row["question"], [h.card for h in hits], memo)
-            chosen = composer.select(evidence)
-            first = chosen[0].text.lower() if chosen else ""
-            out.append(
-                {
-                    "article": row["title"],
-                    "indexed": asked_in == row["title"],
-                    "impossible": row["is_impossible"],
-                    "features": features(evidence),
-                    "gold_first": any(a.lower() in first for a in row["answers"]),
-                    "words": sum(len(c.text.split()) for c in chosen),
-                    "candidates": [
-                        [
-                            c.similarity,
-                            c.coverage,
-                            c.passage,
-                            any(a.lower() in c.text.lower() for a in row["answers"]),
-                        ]
-                        for c in evidence.candidates
-                    ],
-                }
-            )
+            hits = index.search(row["question"], where, k, quality=quality)
+            yield row, asked_in, gather(row["question"], [h.card for h in hits], memo)
+
+
+def question_record(
+    row: dict[str, Any], asked_in: str, evidence: Evidence, chosen: list[Candidate]
+) -> dict[str, Any]:
+    """What the figures are computed from: the question's kind, its answerability features,
+    and whether the answer's first sentence (``chosen``, as the composer selects) holds a gold
+    answer, and its words."""
+    first = chosen[0].text.lower() if chosen else ""
+    return {
+        "article": row["title"],
+        "indexed": asked_in == row["title"],
+        "impossible": row["is_impossible"],
+        "features": list(features(evidence)),
+        "gold_first": any(a.lower() in first for a in row["answers"]),
+        "words": sum(len(c.text.split()) for c in chosen),
+    }
+
+
+def record(args: argparse.Namespace) -> list[dict[str, Any]]:
+    memo = Memo(get_embedder(), args.cache)
+    composer = ExtractiveComposer(embedder=memo)
+    out = []
+    for row, asked_in, evidence in asked(
+        load(args.data), args.per_article, memo, args.k, args.quality
+    ):
+        answers = [a.lower() for a in row["answers"]]
+        candidates = [
+            [c.similarity, c.coverage, c.passage, any(a in c.text.lower() for a in answers)]
+            for c in evidence.candidates
+        ]
+        out.append(
+            question_record(row, asked_in, evidence, composer.select(evidence))
+            | {"candidates": candidates}
+        )
     memo.save()
     return out
 

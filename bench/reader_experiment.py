@@ -26,9 +26,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,18 +34,14 @@ import numpy as np
 from bench.fit_answerability import (
     DATA,
     Memo,
+    asked,
     auroc,
-    cards_of,
-    collection_of,
     leave_one_article_out,
     load,
-    sample_questions,
+    question_record,
 )
-from groundwork.answer.answerability import features
-from groundwork.answer.relevance import gather, prose
 from groundwork.embeddings.factory import get_embedder
-from groundwork.retrieval.base import SearchFilter
-from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
+from groundwork.generation.extractive import ExtractiveComposer
 
 #: Candidates the reader learns from and reads, per question, the composer's best first.
 TRAIN_CANDIDATES, READ_CANDIDATES = 4, 6
@@ -55,33 +49,22 @@ WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.5, 1.0, 100.0)
 
 
 def record(per_article: int) -> list[dict[str, Any]]:
-    """Each sampled question's candidates (text, score, holds a gold answer) and features."""
-    rows = load(DATA)
-    cards = cards_of(rows)
+    """Each sampled question's record (``bench.fit_answerability.question_record``), with its
+    text and its candidates (text, score, holds a gold answer), best first."""
     memo = Memo(get_embedder(), None)
-    memo.embed([passage_text(c) for c in cards] + [s for c in cards for s in prose(c.text)])
+    composer = ExtractiveComposer(embedder=memo)
     out = []
-    with tempfile.TemporaryDirectory() as tmp:
-        index = EmbeddedIndex(Path(tmp) / "index.sqlite", memo)
-        index.upsert(cards)
-        for row, asked_in in sample_questions(rows, per_article):
-            where = SearchFilter(collections=[collection_of(asked_in)])
-            hits = index.search(row["question"], where, 5, quality="fast")
-            evidence = gather(row["question"], [h.card for h in hits], memo)
-            answers = [a.lower() for a in row["answers"]]
-            out.append(
-                {
-                    "article": row["title"],
-                    "question": row["question"],
-                    "indexed": asked_in == row["title"],
-                    "impossible": row["is_impossible"],
-                    "features": features(evidence),
-                    "candidates": [
-                        (c.text, c.score, any(a in c.text.lower() for a in answers))
-                        for c in evidence.candidates
-                    ],
-                }
-            )
+    for row, asked_in, evidence in asked(load(DATA), per_article, memo, 5, "fast"):
+        answers = [a.lower() for a in row["answers"]]
+        candidates = [
+            (c.text, c.score, any(a in c.text.lower() for a in answers))
+            for c in evidence.candidates
+        ]
+        chosen = composer.select(evidence)
+        out.append(
+            question_record(row, asked_in, evidence, chosen)
+            | {"question": row["question"], "candidates": candidates}
+        )
     return out
 
 
