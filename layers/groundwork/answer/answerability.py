@@ -24,10 +24,9 @@ held-out figures and the curve.
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING
 
-from groundwork.text.terms import plain_apostrophes, words
+from groundwork.text.terms import plain_apostrophes, tokens, words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,7 +46,6 @@ _RANKING = frozenset(
     latest longest shortest oldest newest youngest minimum maximum only less fewer greater lower
     higher larger smaller""".split()
 )
-_NAME = re.compile(r"\w+(?:[-']\w+)*")
 
 
 def features(evidence: Evidence) -> tuple[float, ...]:
@@ -113,6 +111,6 @@ def _negates(said: set[str]) -> bool:
 
 def _names(question: str) -> set[str]:
     """The question's capitalised words after its first, and its numbers, lower-cased."""
-    found = _NAME.findall(plain_apostrophes(question))
+    found = tokens(plain_apostrophes(question))
     names = {w for w in found[1:] if w[0].isupper()}
     return {w.lower() for w in found if w in names or any(c.isdigit() for c in w)}

@@ -15,9 +15,14 @@ STOPWORDS = frozenset(
 )
 
 
+def tokens(text: str) -> list[str]:
+    """Every word of ``text``, as written."""
+    return _WORD.findall(text)
+
+
 def words(text: str) -> list[str]:
     """Every word of ``text``, lower-cased."""
-    return [w.lower() for w in _WORD.findall(text)]
+    return [w.lower() for w in tokens(text)]
 
 
 def plain_apostrophes(text: str) -> str:
