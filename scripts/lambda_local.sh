@@ -89,10 +89,11 @@ build() {
   version="$(runtime_version)"
   python="$(runtime_python)"
   mkdir -p "$GROUNDWORK_SAM_BUILD_DIR" "$GROUNDWORK_LAMBDA_DIR/python-bin"
-  # sam build runs pip, and the dependency layer's Makefile runs `python`: both must be the
-  # runtime's version, as in Lambda's build image.
-  ln -sf "$python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python"
-  ln -sf "$python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python3"
+  # As docs/deploy.md says: sam build and the layers' Makefiles find the runtime's python3.12 on
+  # the PATH, and python3 stays whatever the machine has (3.11 here), so every build checks
+  # that the documented one works where python3 is not a 3.12. (A pyenv shim named python3.12
+  # may be on the PATH and refuse to run: the interpreter itself goes first.)
+  rm -f "$GROUNDWORK_LAMBDA_DIR/python-bin/python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python3"
   ln -sf "$python" "$GROUNDWORK_LAMBDA_DIR/python-bin/python$version"
   (
     cd "$GROUNDWORK_ROOT"

