@@ -3,13 +3,10 @@ emulator, is answered with its citation through the chat function's /v1/chat/com
 
 from __future__ import annotations
 
-import json
-from urllib.parse import quote_plus
-
 import openai
 
-from tests.conftest import REPO
 from tests.lambda_local.conftest import Stack, dump_logs
+from tests.serverless.conftest import document_event
 
 DOCUMENTS_BUCKET = "groundwork-documents"
 PILGRIMAGE = (
@@ -25,12 +22,9 @@ def test_given_a_document_put_in_the_bucket_when_ingested_then_chat_cites_it(
     key = "catechism/notes/walsingham pilgrimage.md"
     stack.s3.create_bucket(Bucket=DOCUMENTS_BUCKET)
     put = stack.s3.put_object(Bucket=DOCUMENTS_BUCKET, Key=key, Body=PILGRIMAGE.encode())
-    event = json.loads((REPO / "events" / "s3_document_created.json").read_text())
-    obj = event["Records"][0]["s3"]["object"]
-    obj |= {"key": quote_plus(key, safe="/"), "eTag": put["ETag"].strip('"'), "size": 130}
-    event["Records"][0]["s3"]["bucket"]["name"] = DOCUMENTS_BUCKET
+    event = document_event(DOCUMENTS_BUCKET, key, etag=put["ETag"].strip('"'))
 
-    ingested = stack.invoke("IngestFunction", event)
+    ingested = stack.invoke("IngestFunction", event)  # as the documents queue's poller does
 
     assert [d["outcome"] for d in ingested["documents"]] == ["added"], dump_logs(
         stack, "IngestFunction"

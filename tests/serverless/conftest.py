@@ -120,6 +120,26 @@ def s3_event(bucket: str, key: str) -> dict[str, Any]:
     return event
 
 
+def document_event(
+    bucket: str, key: str, *, etag: str | None = None, removed: bool = False
+) -> dict[str, Any]:
+    """The sample documents-queue event for another object: S3's notification in its body."""
+    from urllib.parse import quote_plus
+
+    event = load_event("sqs_document_created.json")
+    notification = json.loads(event["Records"][0]["body"])
+    record = notification["Records"][0]
+    record["s3"]["bucket"]["name"] = bucket
+    record["s3"]["object"]["key"] = quote_plus(key, safe="/")  # keys arrive URL-encoded
+    if removed:
+        record["eventName"] = "ObjectRemoved:Delete"
+        del record["s3"]["object"]["eTag"]
+    else:
+        record["s3"]["object"]["eTag"] = etag
+    event["Records"][0]["body"] = json.dumps(notification)
+    return event
+
+
 def sqs_event(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """The event Lambda's SQS poller builds from received messages."""
     template = load_event("sqs_batch_line.json")["Records"][0]

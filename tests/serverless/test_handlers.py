@@ -20,7 +20,7 @@ from tests.serverless.conftest import (
 )
 
 SAMPLE_INPUT_KEY = "batches/batch_input.jsonl"  # the object of the sample S3 and SQS events
-SAMPLE_DOCUMENT_KEY = "default/guides/getting started.md"  # of s3_document_created.json
+SAMPLE_DOCUMENT_KEY = "default/guides/getting started.md"  # of sqs_document_created.json
 
 
 def assert_api_ok(result: dict[str, Any]) -> None:
@@ -55,7 +55,8 @@ def assert_enqueued(result: dict[str, Any]) -> None:
 
 
 def assert_ingested(result: dict[str, Any]) -> None:
-    assert result == {"documents": [{"key": SAMPLE_DOCUMENT_KEY, "outcome": "added"}]}
+    added = [{"key": SAMPLE_DOCUMENT_KEY, "outcome": "added"}]
+    assert result == {"batchItemFailures": [], "documents": added}
 
 
 def assert_no_failures(result: dict[str, Any]) -> None:
@@ -77,7 +78,7 @@ CASES = {
     ("scope", "scope_resolve.json"): assert_resolved,
     ("batch-enqueue", "s3_object_created.json"): assert_enqueued,
     ("batch-worker", "sqs_batch_line.json"): assert_no_failures,
-    ("ingest", "s3_document_created.json"): assert_ingested,
+    ("ingest", "sqs_document_created.json"): assert_ingested,
 }
 
 
@@ -97,12 +98,14 @@ def test_given_a_sample_event_when_its_function_runs_then_it_succeeds(
         sample["multiValueHeaders"]["Authorization"] = [authorization]
 
     if function == "ingest":  # the document the event names, and its ETag
-        bucket = sample["Records"][0]["s3"]["bucket"]["name"]
-        aws.s3.create_bucket(Bucket=bucket)
+        notification = json.loads(sample["Records"][0]["body"])
+        s3 = notification["Records"][0]["s3"]
+        aws.s3.create_bucket(Bucket=s3["bucket"]["name"])
         put = aws.s3.put_object(
-            Bucket=bucket, Key=SAMPLE_DOCUMENT_KEY, Body=b"# Start\n\nRun it.\n"
+            Bucket=s3["bucket"]["name"], Key=SAMPLE_DOCUMENT_KEY, Body=b"# Start\n\nRun it.\n"
         )
-        sample["Records"][0]["s3"]["object"]["eTag"] = put["ETag"].strip('"')
+        s3["object"]["eTag"] = put["ETag"].strip('"')
+        sample["Records"][0]["body"] = json.dumps(notification)
     result = run_function(function, sample)
 
     CASES[(function, event)](result)

@@ -1,7 +1,8 @@
-"""The ingest function against moto's S3 over HTTP and the embedded index: a document put in
-the documents bucket becomes searchable with its source registered, the same version twice
-changes nothing, a replaced version's late event is skipped, a removal deletes, and a document
-that fails raises (Lambda retries it, then keeps it aside) and counts in IngestFailures."""
+"""The ingest function against moto's S3 over HTTP and the embedded index, on the documents
+queue's messages: a document put in the documents bucket becomes searchable with its source
+registered, the same version twice changes nothing, a replaced version's late event is
+skipped, a removal deletes, and a document that fails is reported failed (received again, then
+kept aside by the queue's redrive) and counts in IngestFailures."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import get_settings
 from groundwork.storage.factory import get_storage
-from tests.serverless.conftest import Aws, load_event, run_function
+from tests.serverless.conftest import Aws, document_event, run_function
 
 BUCKET = "groundwork-documents"
 KEY = "handbook/guides/getting started.md"
@@ -34,21 +35,11 @@ def documents(aws: Aws, monkeypatch: pytest.MonkeyPatch) -> Iterator[Aws]:
     get_settings.cache_clear()
 
 
-def event(aws: Aws, key: str, *, removed: bool = False, etag: str | None = None) -> dict[str, Any]:
-    from urllib.parse import quote_plus
-
-    sample = load_event("s3_document_created.json")
-    record = sample["Records"][0]
-    record["s3"]["bucket"]["name"] = BUCKET
-    record["s3"]["object"]["key"] = quote_plus(key, safe="/")
+def event(aws: Aws, key: str, *, removed: bool = False) -> dict[str, Any]:
     if removed:
-        record["eventName"] = "ObjectRemoved:Delete"
-        del record["s3"]["object"]["eTag"]
-    else:
-        record["s3"]["object"]["eTag"] = etag or aws.s3.head_object(Bucket=BUCKET, Key=key)[
-            "ETag"
-        ].strip('"')
-    return sample
+        return document_event(BUCKET, key, removed=True)
+    etag = aws.s3.head_object(Bucket=BUCKET, Key=key)["ETag"].strip('"')
+    return document_event(BUCKET, key, etag=etag)
 
 
 def put(aws: Aws, key: str, body: bytes) -> dict[str, Any]:
@@ -107,15 +98,25 @@ def test_given_a_removed_document_then_its_source_and_passages_are_deleted(
     assert search("When does the ferry to Orkney leave?") == []
 
 
-def test_given_a_document_without_text_then_it_raises_and_counts_a_failure(
+def test_given_a_document_without_text_then_its_message_fails_and_counts_a_failure(
     documents: Aws, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from groundwork.ingest.s3_events import IngestFailed
+    sample = put(documents, "handbook/empty.md", b"   \n")
 
-    with pytest.raises(IngestFailed, match="no text found"):
-        run_function("ingest", put(documents, "handbook/empty.md", b"   \n"))
+    result = run_function("ingest", sample)
 
+    assert result["batchItemFailures"] == [{"itemIdentifier": sample["Records"][0]["messageId"]}]
+    assert result["documents"] == []
     out = capsys.readouterr().out
     metrics = [json.loads(line) for line in out.splitlines() if line.startswith('{"_aws"')]
     assert any(m.get("IngestFailures") == [1.0] for m in metrics)
-    assert any('"document failed"' in line for line in out.splitlines())
+    failed = [json.loads(line) for line in out.splitlines() if '"document failed"' in line]
+    assert failed
+    assert "no text found" in failed[0]["exception"]
+
+
+def test_given_s3s_test_event_then_nothing_is_ingested_and_nothing_fails(documents: Aws) -> None:
+    sample = put(documents, KEY, GUIDE)
+    sample["Records"][0]["body"] = json.dumps({"Service": "Amazon S3", "Event": "s3:TestEvent"})
+
+    assert run_function("ingest", sample) == {"batchItemFailures": [], "documents": []}

@@ -127,7 +127,8 @@ def test_given_the_worker_when_transformed_then_it_reports_partial_batch_failure
     ]
     queue = load_template()["Resources"]["BatchQueue"]["Properties"]
 
-    assert [m["FunctionResponseTypes"] for m in mappings] == [["ReportBatchItemFailures"]]
+    assert mappings
+    assert all(m["FunctionResponseTypes"] == ["ReportBatchItemFailures"] for m in mappings)
     assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {
         "Fn::GetAtt": ["BatchDeadLetterQueue", "Arn"]
     }

@@ -74,3 +74,20 @@ def record_answer(*, cached: bool, support_score: float | None) -> None:
     metrics.add_metric("CacheHit", MetricUnit.Count, 1 if cached else 0)
     if support_score is not None:
         metrics.add_metric("SupportScore", MetricUnit.NoUnit, support_score)
+
+
+#: Streams that ended with an error event after their 200 (the ChatStreamFailuresAlarm's metric).
+STREAM_FAILURES = "StreamFailures"
+
+
+def record_stream_failure() -> None:
+    """A streamed answer that failed after its 200: the response is an HTTP success ending in an
+    error event, which neither Lambda's ``Errors`` nor API Gateway's ``5XXError`` counts.
+
+    Inside Lambda only, as :func:`record_answer`.
+    """
+    if "AWS_LAMBDA_FUNCTION_NAME" not in os.environ:
+        return
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    get_metrics().add_metric(STREAM_FAILURES, MetricUnit.Count, 1)

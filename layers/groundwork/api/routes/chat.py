@@ -30,6 +30,7 @@ from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Pe
 from groundwork.errors import ApiError
 from groundwork.generation.factory import get_generator
 from groundwork.grounding.factory import get_verifier
+from groundwork.observability.entry import record_stream_failure
 from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 
@@ -148,9 +149,11 @@ async def _sse(
                 return
             event = await run_in_threadpool(next, events, None)
     except ApiError as error:
+        record_stream_failure()
         yield _event(number + 1, "error", error.body())
     except Exception:
         logger.exception("chat stream failed")
+        record_stream_failure()
         yield _event(number + 1, "error", _internal().body())
     finally:
         # Closing stops the generation; an unfinished run releases its request_id.

@@ -31,6 +31,7 @@ from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError
 from groundwork.generation.base import Turn
+from groundwork.observability.entry import record_stream_failure
 from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
 from groundwork.text.tokens import count_tokens
@@ -176,9 +177,11 @@ async def _sse(
                 return
             event = await run_in_threadpool(next, events, None)
     except ApiError as error:
+        record_stream_failure()
         yield _data(error.body())
     except Exception:
         logger.exception("chat completion stream failed")
+        record_stream_failure()
         yield _data(ApiError(500, "internal.error", "The answer failed mid-stream.").body())
     finally:
         # Closing the pipeline closes the generator: a model stops generating.
