@@ -120,6 +120,9 @@ class Settings(BaseSettings):
         None, description="S3 bucket for batch results; None: the input object's bucket."
     )
     batch_output_prefix: str = Field("results/", description="Key prefix of batch results.")
+    batch_assemble_queue_url: str | None = Field(
+        None, description="SQS queue of the batch assembly step (results.jsonl, summary.json)."
+    )
     require_api_key: bool = Field(
         False,
         description="Require an API key on the OpenAI-compatible, search and grounding endpoints "

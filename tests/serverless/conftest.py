@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 
-from groundwork.batch.clients import get_pipeline
+from groundwork.batch.clients import get_assembler, get_pipeline
 from groundwork.cli.invoke import find_function, invoke
 from groundwork.grounding.factory import get_verifier
 from groundwork.settings import get_settings
@@ -33,6 +33,7 @@ class Aws:
     queue_url: str
     dead_letter_url: str
     table: str
+    assemble_queue_url: str
 
 
 @pytest.fixture(scope="session")
@@ -79,6 +80,15 @@ def aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
             ),
         },
     )["QueueUrl"]
+    assemble_queue_url = sqs.create_queue(
+        QueueName="groundwork-batch-assemble",
+        Attributes={
+            "VisibilityTimeout": "0",
+            "RedrivePolicy": json.dumps(
+                {"deadLetterTargetArn": dead_letter_arn, "maxReceiveCount": MAX_RECEIVE_COUNT}
+            ),
+        },
+    )["QueueUrl"]
     table = "groundwork-batch"
     dynamodb.create_table(
         TableName=table,
@@ -87,16 +97,18 @@ def aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
     )
     monkeypatch.setenv("GROUNDWORK_BATCH_QUEUE_URL", queue_url)
+    monkeypatch.setenv("GROUNDWORK_BATCH_ASSEMBLE_QUEUE_URL", assemble_queue_url)
     monkeypatch.setenv("GROUNDWORK_BATCH_TABLE", table)
     monkeypatch.setenv("GROUNDWORK_BATCH_OUTPUT_BUCKET", OUTPUT_BUCKET)
     _clear_caches()
-    yield Aws(s3, sqs, dynamodb, queue_url, dead_letter_url, table)
+    yield Aws(s3, sqs, dynamodb, queue_url, dead_letter_url, table, assemble_queue_url)
     _clear_caches()
 
 
 def _clear_caches() -> None:
     get_settings.cache_clear()
     get_pipeline.cache_clear()
+    get_assembler.cache_clear()
     get_verifier.cache_clear()
 
 
@@ -156,22 +168,46 @@ def sqs_event(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {"Records": records}
 
 
-def drain(aws: Aws, worker: Callable[[dict[str, Any]], Any], *, rounds: int = 50) -> int:
-    """Poll the queue like Lambda's event source mapping: deliver up to ten messages per call,
-    delete those not reported as failed. Returns the number of handler calls."""
+def drain(
+    aws: Aws,
+    worker: Callable[[dict[str, Any]], Any],
+    *,
+    rounds: int = 50,
+    assemble: bool = True,
+) -> int:
+    """Poll the batch queue like Lambda's event source mapping: deliver up to ten messages per
+    call, delete those not reported as failed; then (``assemble``) the assembly queue, one
+    message per call to the assembly function. Returns the number of worker calls."""
+    calls = poll(aws, aws.queue_url, worker, batch_size=10, rounds=rounds)
+    if assemble:
+        poll(aws, aws.assemble_queue_url, assembler, batch_size=1, rounds=rounds)
+    return calls
+
+
+def assembler(event: dict[str, Any]) -> Any:
+    return run_function("batch-assemble", event)
+
+
+def poll(
+    aws: Aws,
+    queue_url: str,
+    handler: Callable[[dict[str, Any]], Any],
+    *,
+    batch_size: int,
+    rounds: int = 50,
+) -> int:
+    """Deliver ``queue_url``'s messages to ``handler`` until it is empty; the number of calls."""
     for calls in range(rounds):
         received = aws.sqs.receive_message(
-            QueueUrl=aws.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"]
+            QueueUrl=queue_url, MaxNumberOfMessages=batch_size, AttributeNames=["All"]
         ).get("Messages", [])
         if not received:
             return calls
-        response = worker(sqs_event(received))
+        response = handler(sqs_event(received))
         failed = {item["itemIdentifier"] for item in response["batchItemFailures"]}
         for message in received:
             if message["MessageId"] not in failed:
-                aws.sqs.delete_message(
-                    QueueUrl=aws.queue_url, ReceiptHandle=message["ReceiptHandle"]
-                )
+                aws.sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
     raise AssertionError("the queue did not drain")
 
 

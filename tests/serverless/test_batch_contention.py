@@ -1,15 +1,16 @@
-"""Workers of one batch all count into the batch's item. DynamoDB cancels a transaction that
-meets another one in flight on an item (``TransactionConflict``); moto runs transactions one
-after another and never does. ``Conflicts`` makes moto's transactions behave as DynamoDB's:
-each holds its items a moment, and one that starts while another holds an item is cancelled
-the way DynamoDB cancels it. Under it, concurrent workers must still count every line once,
-leave nothing in the dead-letter queue and write the summary."""
+"""Workers of one batch count into its shards. DynamoDB cancels a transaction that meets
+another one in flight on an item (``TransactionConflict``); moto runs transactions one after
+another and never does. ``Conflicts`` makes moto's transactions behave as DynamoDB's: each holds
+its items a moment, and one that starts while another holds an item is cancelled the way
+DynamoDB cancels it. Under it, concurrent workers must still count every line once, leave
+nothing in the dead-letter queue and write the summary; and no item takes every line's write."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -92,17 +93,55 @@ def test_given_workers_counting_at_once_when_transactions_conflict_then_each_lin
     aws: Aws, conflicts: Conflicts
 ) -> None:
     progress = Progress(boto3.client("dynamodb"), aws.table)
-    lines = 80
-    progress.start("batch-1", lines)
+    lines, shards = 80, 2
+    progress.start("batch-1", shards)
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        list(pool.map(lambda line: progress.mark_done("batch-1", line), range(lines)))
-    progress.mark_done("batch-1", 7)  # a redelivery still counts nothing
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        completes = list(
+            pool.map(
+                lambda line: progress.mark_done("batch-1", line, line % shards, shards),
+                range(lines),
+            )
+        )
+    redelivered = progress.mark_done("batch-1", 7, 1, shards)  # counts nothing
+    sealed = progress.seal("batch-1", lines)
 
-    item = aws.dynamodb.get_item(TableName=aws.table, Key={"id": {"S": "batch-1"}})["Item"]
+    items = {i["id"]["S"]: i for i in aws.dynamodb.scan(TableName=aws.table)["Items"]}
     assert conflicts.cancelled > 0
-    assert int(item["done"]["N"]) == lines
-    assert progress.complete("batch-1")
+    assert [int(items[f"batch-1#s{n}"]["done"]["N"]) for n in range(shards)] == [40, 40]
+    # Nothing was complete before the seal gave the shards their totals; the seal closed both.
+    assert not any(completes)
+    assert not redelivered
+    assert sealed
+    assert items["batch-1"]["shards_closed"] == {"N": "2"}
+    assert progress.mark_done("batch-1", 7, 1, shards)  # after it, a redelivery passes it on
+
+
+def test_given_a_batch_of_many_lines_then_no_item_takes_every_lines_write(aws: Aws) -> None:
+    client = boto3.client("dynamodb")
+    writes: Counter[str] = Counter()
+
+    def count(params: dict[str, Any], **_: Any) -> None:
+        request = json.loads(params["body"])
+        for action in request.get("TransactItems", [request]):
+            item = next(iter(action.values())) if "TransactItems" in request else action
+            key = (item.get("Key") or item.get("Item"))["id"]["S"]
+            writes[key] += 1
+
+    for operation in ("TransactWriteItems", "UpdateItem", "PutItem"):
+        client.meta.events.register(f"before-call.dynamodb.{operation}", count)
+    progress = Progress(client, aws.table)
+    lines, shards = 200, 8
+    progress.start("batch-3", shards)
+    for line in range(lines):
+        progress.mark_done("batch-3", line, line % shards, shards)
+    progress.seal("batch-3", lines)
+
+    per_shard = lines // shards
+    # A shard: created, each of its lines, its total, its closing.
+    assert max(writes[f"batch-3#s{n}"] for n in range(shards)) == per_shard + 3
+    # The batch item: created, its total, one write per shard closed; never one per line.
+    assert writes["batch-3"] == 2 + shards
 
 
 def test_given_a_conflict_that_never_ends_when_attempts_run_out_then_it_is_raised(
@@ -110,14 +149,14 @@ def test_given_a_conflict_that_never_ends_when_attempts_run_out_then_it_is_raise
 ) -> None:
     client = boto3.client("dynamodb")
     held = Conflicts()
-    held._held.add(json.dumps({"id": {"S": "batch-2"}}))  # another transaction never finishes
+    held._held.add(json.dumps({"id": {"S": "batch-2#s0"}}))  # another transaction never finishes
     client.meta.events.register(EVENT, held.before)
     pauses: list[float] = []
     progress = Progress(client, aws.table, Backoff(attempts=4, sleep=pauses.append))
     progress.start("batch-2", 1)
 
     with pytest.raises(client.exceptions.TransactionCanceledException):
-        progress.mark_done("batch-2", 0)
+        progress.mark_done("batch-2", 0, 0, 1)
 
     assert held.cancelled == 4
     assert len(pauses) == 3

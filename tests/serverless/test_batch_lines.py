@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
-from groundwork.batch.lines import read_lines
-from groundwork.batch.results import failure, success, summarize
+from hypothesis import given
+from hypothesis import strategies as st
+
+from groundwork.batch.assembly import FAILURES_LISTED, Totals
+from groundwork.batch.lines import SeenIds, read_lines, stream_lines
+from groundwork.batch.results import failure, success
 from groundwork.errors import ApiError
 
 FACTS = [{"factText": "Titanic was directed by James Cameron."}]
@@ -75,17 +80,21 @@ def test_given_malformed_lines_when_read_then_each_reports_its_own_reason() -> N
     ]
 
 
-def test_given_results_when_summarized_then_counts_mean_and_failures_are_reported() -> None:
-    results = [
+def test_given_results_when_totalled_then_counts_mean_and_failures_are_reported() -> None:
+    totals = Totals()
+    for result in (
         success(1, "a", {"supportScore": 0.9, "citedChunks": [], "claims": []}),
         failure(2, None, ApiError(400, "line.invalid_json", "not JSON")),
         success(3, "c", {"supportScore": 0.5, "citedChunks": [], "claims": []}),
-    ]
+    ):
+        totals.add(result)
 
-    summary = summarize("s3://in/x.jsonl", results)
+    summary = totals.summary("s3://in/x.jsonl", "b1", "s3://out/results/x.jsonl/results.jsonl")
 
     assert summary == {
         "input": "s3://in/x.jsonl",
+        "batch": "b1",
+        "results": "s3://out/results/x.jsonl/results.jsonl",
         "total": 3,
         "succeeded": 2,
         "failed": 1,
@@ -99,4 +108,58 @@ def test_given_results_when_summarized_then_counts_mean_and_failures_are_reporte
                 "param": None,
             }
         ],
+        "failures_not_listed": 0,
     }
+
+
+def test_given_many_failures_when_totalled_then_the_first_are_listed_and_the_rest_counted() -> None:
+    totals = Totals()
+    for line in range(1, FAILURES_LISTED + 51):
+        totals.add(failure(line, f"q{line}", ApiError(400, "line.invalid_json", "not JSON")))
+
+    summary = totals.summary("s3://in/x.jsonl", "b1", "s3://out/r")
+
+    assert [f["line"] for f in summary["failures"]] == list(range(1, FAILURES_LISTED + 1))
+    assert (summary["failed"], summary["failures_not_listed"]) == (FAILURES_LISTED + 50, 50)
+
+
+@given(
+    st.lists(st.sampled_from([b"a", b"{}", b" ", b"\t", b"\n", b"\r", b"\r\n"]), max_size=40),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=6),
+)
+def test_given_any_bytes_cut_anywhere_when_streamed_then_the_lines_are_splitlines(
+    parts: list[bytes], cuts: list[int]
+) -> None:
+    data = b"".join(parts)
+    bounds = sorted({min(cut, len(data)) for cut in cuts} | {0, len(data)})
+    chunks = [data[a:b] for a, b in itertools.pairwise(bounds)]
+    expected, start = [], 0
+    for number, raw in enumerate(data.splitlines(keepends=True), start=1):
+        end = start + len(raw.rstrip(b"\r\n"))
+        if raw.strip():
+            expected.append((number, start, end, data[start:end]))
+        start += len(raw)
+
+    streamed = [(line.number, line.start, line.end, line.raw) for line in stream_lines(chunks)]
+
+    assert streamed == expected
+
+
+def test_given_more_ids_than_one_merge_holds_then_each_repeat_is_found() -> None:
+    seen = SeenIds()
+    ids = [f"id-{n}" for n in range(3 * SeenIds._MERGE_AT + 7)]
+
+    assert all(seen.add(value) for value in ids)
+    assert not any(seen.add(value) for value in ids[:: SeenIds._MERGE_AT // 3])
+    assert seen.add("a new one")
+
+
+def test_given_an_invalid_line_with_an_id_then_a_later_line_with_it_is_a_duplicate() -> None:
+    data = jsonl(
+        {"id": "a", "answerCandidate": "x", "facts": "not a list"},
+        {"id": "a", "answerCandidate": "x"},
+    )
+
+    codes = [line.error.code if line.error else None for line in read_lines(data)]
+
+    assert codes == ["request.invalid", "line.duplicate_id"]

@@ -91,23 +91,28 @@ def test_given_a_finished_batch_when_a_message_is_delivered_again_then_nothing_c
 ) -> None:
     run_batch(aws)
     before = read_json(aws, OUTPUT_BUCKET, f"results/{KEY}/summary.json")
-    item = aws.dynamodb.scan(TableName=aws.table)["Items"]
-    (batch_item,) = [i for i in item if "total" in i]
+    items = {i["id"]["S"]: i for i in aws.dynamodb.scan(TableName=aws.table)["Items"]}
+    (batch,) = [key for key in items if "#" not in key]
+    shards = int(items[batch]["shards"]["N"])
     replay = {
-        "batch": batch_item["id"]["S"],
+        "batch": batch,
         "bucket": INPUT_BUCKET,
         "key": KEY,
         "etag": aws.s3.head_object(Bucket=INPUT_BUCKET, Key=KEY)["ETag"],
         "line": 1,
         "start": 0,
         "end": INPUT.index(b"\n"),
+        "shard": 0,
+        "shards": shards,
     }
     aws.sqs.send_message(QueueUrl=aws.queue_url, MessageBody=json.dumps(replay))
 
     drain(aws, worker)
 
-    counted = aws.dynamodb.get_item(TableName=aws.table, Key={"id": batch_item["id"]})["Item"]
-    assert counted["done"] == counted["total"] == {"N": "6"}
+    items = {i["id"]["S"]: i for i in aws.dynamodb.scan(TableName=aws.table)["Items"]}
+    counted = [int(items[f"{batch}#s{n}"]["done"]["N"]) for n in range(shards)]
+    assert sum(counted) == int(items[batch]["total"]["N"]) == 6
+    assert items[batch]["shards_closed"] == {"N": str(shards)}
     assert read_json(aws, OUTPUT_BUCKET, f"results/{KEY}/summary.json") == before
 
 
@@ -134,19 +139,15 @@ def test_given_poison_messages_when_they_keep_failing_then_they_reach_the_dead_l
     aws.sqs.send_message(QueueUrl=aws.queue_url, MessageBody="not a line message")
     etag = aws.s3.head_object(Bucket=INPUT_BUCKET, Key=KEY)["ETag"]
     unknown = {"batch": "0" * 32, "bucket": INPUT_BUCKET, "key": KEY, "etag": etag}
-    aws.sqs.send_message(
-        QueueUrl=aws.queue_url, MessageBody=json.dumps({**unknown, "line": 1, "start": 0, "end": 1})
-    )
+    never_started = {**unknown, "line": 1, "start": 0, "end": 1, "shard": 0, "shards": 1}
+    aws.sqs.send_message(QueueUrl=aws.queue_url, MessageBody=json.dumps(never_started))
 
     calls = drain(aws, worker)
 
     assert calls >= MAX_RECEIVE_COUNT
     dead = aws.sqs.receive_message(QueueUrl=aws.dead_letter_url, MaxNumberOfMessages=10)
     bodies = {message["Body"] for message in dead["Messages"]}
-    assert bodies == {
-        "not a line message",
-        json.dumps({**unknown, "line": 1, "start": 0, "end": 1}),
-    }
+    assert bodies == {"not a line message", json.dumps(never_started)}
     summary = read_json(aws, OUTPUT_BUCKET, f"results/{KEY}/summary.json")
     assert (summary["succeeded"], summary["failed"]) == (3, 3)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import boto3
 import pytest
 
 from groundwork.cli.invoke import FUNCTIONS
@@ -15,6 +16,7 @@ from tests.serverless.conftest import (
     INPUT_BUCKET,
     OUTPUT_BUCKET,
     Aws,
+    drain,
     load_event,
     run_function,
 )
@@ -63,6 +65,16 @@ def assert_no_failures(result: dict[str, Any]) -> None:
     assert result == {"batchItemFailures": []}
 
 
+def assert_assembled(result: dict[str, Any]) -> None:
+    assert_no_failures(result)
+    summary = json.loads(
+        boto3.client("s3")
+        .get_object(Bucket=OUTPUT_BUCKET, Key=f"results/{SAMPLE_INPUT_KEY}/summary.json")["Body"]
+        .read()
+    )
+    assert (summary["total"], summary["succeeded"], summary["failed"]) == (3, 2, 1)
+
+
 def sample_user_key() -> str:
     accounts = get_stores(get_settings()).accounts
     accounts.create_user("sample-user", "Sample User")
@@ -78,6 +90,7 @@ CASES = {
     ("scope", "scope_resolve.json"): assert_resolved,
     ("batch-enqueue", "s3_object_created.json"): assert_enqueued,
     ("batch-worker", "sqs_batch_line.json"): assert_no_failures,
+    ("batch-assemble", "sqs_batch_assemble.json"): assert_assembled,
     ("ingest", "sqs_document_created.json"): assert_ingested,
 }
 
@@ -90,8 +103,10 @@ def test_given_a_sample_event_when_its_function_runs_then_it_succeeds(
         Bucket=INPUT_BUCKET, Key=SAMPLE_INPUT_KEY, Body=(EVENTS / "batch_input.jsonl").read_bytes()
     )
     sample = load_event(event)
-    if function == "batch-worker":  # its message belongs to the batch the S3 event starts
+    if function in {"batch-worker", "batch-assemble"}:  # the batch the S3 event starts
         run_function("batch-enqueue", load_event("s3_object_created.json"))
+    if function == "batch-assemble":  # whose lines are all done
+        drain(aws, lambda event: run_function("batch-worker", event), assemble=False)
     if function == "scope":  # scope needs a user who may see the collection
         authorization = f"Bearer {sample_user_key()}"
         sample["headers"]["Authorization"] = authorization

@@ -216,7 +216,9 @@ def test_given_every_bucket_then_its_policy_refuses_requests_without_tls(
 def test_given_the_batch_parts_then_a_lifecycle_rule_expires_them_and_only_them(
     resources: dict[str, Any],
 ) -> None:
-    (rule,) = resources["BatchOutputBucket"]["Properties"]["LifecycleConfiguration"]["Rules"]
+    rules = resources["BatchOutputBucket"]["Properties"]["LifecycleConfiguration"]["Rules"]
+    (rule,) = [r for r in rules if "ExpirationInDays" in r]
+    (stalled,) = [r for r in rules if "AbortIncompleteMultipartUpload" in r]
     layout = Layout("out", "results/", "batches/in.jsonl", "b1")
 
     assert rule["Status"] == "Enabled"
@@ -224,6 +226,8 @@ def test_given_the_batch_parts_then_a_lifecycle_rule_expires_them_and_only_them(
     assert not layout.results_key.startswith(rule["Prefix"])
     assert not layout.summary_key.startswith(rule["Prefix"])
     assert rule["ExpirationInDays"] > 14  # the dead-letter queue keeps a line 14 days
+    # An assembly's upload abandoned in the dead-letter queue is not kept for ever either.
+    assert stalled["AbortIncompleteMultipartUpload"]["DaysAfterInitiation"] > 14
 
 
 def test_given_the_functions_policies_then_they_name_actions_not_broad_templates() -> None:

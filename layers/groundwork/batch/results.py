@@ -1,8 +1,7 @@
-"""Result lines, their keys in the output bucket, and the summary beside them."""
+"""Result lines, and their keys in the output bucket."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,21 +55,3 @@ def failure(line: int, line_id: str | None, error: ApiError) -> dict[str, Any]:
         "line": line,
         "error": {"code": error.code, "message": error.message, "param": error.param},
     }
-
-
-def summarize(source: str, results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts, the mean support score of the checked lines, and every failure with its reason."""
-    scores = [r["response"]["supportScore"] for r in results if "response" in r]
-    failures = [{"line": r["line"], "id": r["id"], **r["error"]} for r in results if "error" in r]
-    return {
-        "input": source,
-        "total": len(results),
-        "succeeded": len(scores),
-        "failed": len(failures),
-        "mean_support_score": round(sum(scores) / len(scores), 4) if scores else None,
-        "failures": failures,
-    }
-
-
-def to_jsonl(results: list[dict[str, Any]]) -> bytes:
-    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in results)

@@ -38,6 +38,7 @@ FUNCTIONS = {
     "scope": Function("ScopeFunction", "functions/scope", "handler", "handler"),
     "batch-enqueue": Function("BatchEnqueueFunction", "functions/batch", "enqueue", "handler"),
     "batch-worker": Function("BatchWorkerFunction", "functions/batch", "worker", "handler"),
+    "batch-assemble": Function("BatchAssembleFunction", "functions/batch", "assemble", "handler"),
     "ingest": Function("IngestFunction", "functions/ingest", "handler", "handler"),
 }
 
