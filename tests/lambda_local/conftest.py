@@ -1,9 +1,11 @@
 """The deployed shape, running: ``sam build``'s functions under the Runtime Interface Emulator.
 
 ``scripts/lambda_local.sh`` builds the tools and the functions once (cached in
-``.lambda-local/``); without them these tests skip here and fail in CI. State is on moto's
-server (DynamoDB, S3, SQS); retrieval is the keyword index in a shared data folder, or
-OpenSearch when ``GROUNDWORK_OPENSEARCH_URL`` is set (``scripts/services.sh up``).
+``.lambda-local/``); without them these tests skip here and fail in CI. State is on the moto
+server of ``scripts/services.sh up`` (DynamoDB, S3, SQS; ``GROUNDWORK_MOTO_URL``), each stack
+with its own table, buckets and queues; without it, on a moto server in this process, except
+in CI, which runs them on the services'. Retrieval is the keyword index in a shared data
+folder, or OpenSearch when ``GROUNDWORK_OPENSEARCH_URL`` is set (``scripts/services.sh up``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 import subprocess
 import threading
 import time
-import urllib.request
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,19 +34,11 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 from groundwork.storage.factory import get_storage, get_stores
 from tests.chat.fixtures import World, seed
-from tests.conftest import REPO
+from tests.conftest import REPO, unavailable
+from tests.moto_server import serialized
 
 TOOLS = Path(os.environ.get("GROUNDWORK_LAMBDA_DIR") or REPO / ".lambda-local")
 BUILD = Path(os.environ.get("GROUNDWORK_SAM_BUILD_DIR") or TOOLS / "sam-build")
-INPUT_BUCKET = "groundwork-batch-input"
-OUTPUT_BUCKET = "groundwork-batch-output"
-
-
-def unavailable(reason: str) -> None:
-    """In CI a missing tool is a failure: the deployed shape must be tested there."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -68,14 +62,34 @@ def lambda_build() -> Path:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
+    """The services' moto server, or (outside CI) one in this process."""
+    if url := os.environ.get("GROUNDWORK_MOTO_URL"):
+        yield url
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail("GROUNDWORK_MOTO_URL is not set: CI runs the deployed shape on moto's server")
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    server._server.app = serialized(server._server.app)  # type: ignore[union-attr]
     host, port = server.get_host_and_port()
     yield f"http://{host}:{port}"
     server.stop()
+
+
+@dataclass(frozen=True)
+class Resources:
+    """A stack's own names on the shared moto server."""
+
+    input_bucket: str
+    output_bucket: str
+    documents_bucket: str
+    queue_url: str
+    assemble_queue_url: str
+    batch_table: str
+    state_table: str
 
 
 @dataclass
@@ -86,10 +100,37 @@ class Stack:
     settings: Settings
     s3: Any
     sqs: Any
-    queue_url: str
+    aws: Resources
 
     def invocations(self, function: str) -> int:
         return len(self.environments[function].reports)
+
+    def drain(self, queue_url: str, function: str, batch_size: int) -> int:
+        """Lambda's SQS poller: ``queue_url``'s messages to ``function`` until it is empty,
+        the messages not reported failed deleted; returns the number of invocations."""
+        template = json.loads((REPO / "events" / "sqs_batch_line.json").read_text())["Records"][0]
+        for calls in range(1000):
+            messages = self.sqs.receive_message(
+                QueueUrl=queue_url, MaxNumberOfMessages=batch_size
+            ).get("Messages", [])
+            if not messages:
+                return calls
+            records = [
+                template
+                | {
+                    "messageId": m["MessageId"],
+                    "receiptHandle": m["ReceiptHandle"],
+                    "body": m["Body"],
+                    "md5OfBody": m["MD5OfBody"],
+                }
+                for m in messages
+            ]
+            result = self.invoke(function, {"Records": records})
+            failed = {item["itemIdentifier"] for item in result["batchItemFailures"]}
+            for m in messages:
+                if m["MessageId"] not in failed:
+                    self.sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=m["ReceiptHandle"])
+        raise AssertionError(f"{queue_url} did not drain")
 
     def invoke(self, function: str, event: dict[str, Any]) -> Any:
         """Through the router's Lambda Invoke API, as an event source would."""
@@ -102,21 +143,29 @@ class Stack:
         return response.json()
 
 
-def _aws_resources(endpoint: str) -> tuple[Any, Any, str]:
-    urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"))
+def _aws_resources(endpoint: str) -> tuple[Any, Any, Resources]:
+    suffix = uuid.uuid4().hex[:8]
     s3, sqs, dynamodb = (
         boto3.client(name, endpoint_url=endpoint) for name in ("s3", "sqs", "dynamodb")
     )
-    s3.create_bucket(Bucket=INPUT_BUCKET)
-    s3.create_bucket(Bucket=OUTPUT_BUCKET)
-    queue_url = sqs.create_queue(QueueName="groundwork-batch")["QueueUrl"]
+    names = Resources(
+        input_bucket=f"groundwork-batch-input-{suffix}",
+        output_bucket=f"groundwork-batch-output-{suffix}",
+        documents_bucket=f"groundwork-documents-{suffix}",
+        queue_url=sqs.create_queue(QueueName=f"groundwork-batch-{suffix}")["QueueUrl"],
+        assemble_queue_url=sqs.create_queue(QueueName=f"groundwork-assemble-{suffix}")["QueueUrl"],
+        batch_table=f"groundwork-batch-{suffix}",
+        state_table=f"groundwork-{suffix}",
+    )
+    for bucket in (names.input_bucket, names.output_bucket, names.documents_bucket):
+        s3.create_bucket(Bucket=bucket)
     dynamodb.create_table(
-        TableName="groundwork-batch",
+        TableName=names.batch_table,
         BillingMode="PAY_PER_REQUEST",
         AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
         KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
     )
-    return s3, sqs, queue_url
+    return s3, sqs, names
 
 
 def _serve(gateway: Gateway) -> tuple[uvicorn.Server, threading.Thread, int]:
@@ -148,19 +197,20 @@ def stack(
         for name, value in aws.items():
             patch.setenv(name, value)
         patch.delenv("AWS_PROFILE", raising=False)
-        s3, sqs, queue_url = _aws_resources(moto_endpoint)
+        s3, sqs, names = _aws_resources(moto_endpoint)
         overrides = {
             **aws,
             "GROUNDWORK_DATA_DIR": str(data_dir),
             "GROUNDWORK_STORAGE": "dynamodb",
-            "GROUNDWORK_DYNAMODB_TABLE": "groundwork",
+            "GROUNDWORK_DYNAMODB_TABLE": names.state_table,
             "GROUNDWORK_DYNAMODB_ENDPOINT_URL": moto_endpoint,
             "GROUNDWORK_DYNAMODB_CREATE_TABLE": "true",
             "GROUNDWORK_RETRIEVAL": "keyword",
             "GROUNDWORK_DEFAULT_COLLECTION": "catechism",
-            "GROUNDWORK_BATCH_QUEUE_URL": queue_url,
-            "GROUNDWORK_BATCH_TABLE": "groundwork-batch",
-            "GROUNDWORK_BATCH_OUTPUT_BUCKET": OUTPUT_BUCKET,
+            "GROUNDWORK_BATCH_QUEUE_URL": names.queue_url,
+            "GROUNDWORK_BATCH_ASSEMBLE_QUEUE_URL": names.assemble_queue_url,
+            "GROUNDWORK_BATCH_TABLE": names.batch_table,
+            "GROUNDWORK_BATCH_OUTPUT_BUCKET": names.output_bucket,
         }
         if os.environ.get("GROUNDWORK_OPENSEARCH_URL"):  # scripts/services.sh up
             overrides |= {
@@ -189,13 +239,7 @@ def stack(
             server, thread, port = _serve(gateway)
             try:
                 yield Stack(
-                    f"http://127.0.0.1:{port}/prod",
-                    world,
-                    environments,
-                    settings,
-                    s3,
-                    sqs,
-                    queue_url,
+                    f"http://127.0.0.1:{port}/prod", world, environments, settings, s3, sqs, names
                 )
             finally:
                 server.should_exit = True
@@ -209,4 +253,4 @@ def dump_logs(stack: Stack, function: str) -> str:
 
 
 def read_json(stack: Stack, key: str) -> Any:
-    return json.loads(stack.s3.get_object(Bucket=OUTPUT_BUCKET, Key=key)["Body"].read())
+    return json.loads(stack.s3.get_object(Bucket=stack.aws.output_bucket, Key=key)["Body"].read())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote_plus
 
 import httpx
@@ -11,7 +12,7 @@ import pytest
 
 from tests.chat.fixtures import ask, bearer, sse_events
 from tests.conftest import REPO
-from tests.lambda_local.conftest import INPUT_BUCKET, Stack, dump_logs, read_json
+from tests.lambda_local.conftest import Stack, dump_logs, read_json
 
 EVENTS = REPO / "events"
 
@@ -64,6 +65,32 @@ def test_given_a_native_chat_retried_with_its_request_id_then_one_question_is_st
     assert conversation.json()["questions"] == 1
 
 
+def test_given_50_concurrent_duplicates_of_a_native_chat_then_one_answer_is_generated(
+    stack: Stack,
+) -> None:
+    """On DynamoDB (moto's server): fifty requests with one request_id at once, through the
+    router and the chat function under the Web Adapter, make one generation; every other is
+    its replay, and one question is stored."""
+    key = stack.world.keys["alice"]
+    body = ask("Who made us?", stream=True, request_id="lambda-dup-50", conversation_id="c-l50")
+
+    def send(_: int) -> httpx.Response:
+        return httpx.post(f"{stack.url}/v1/chat", json=body, headers=bearer(key), timeout=600)
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        responses = list(pool.map(send, range(50)))
+
+    assert {r.status_code for r in responses} == {200}, dump_logs(stack, "ChatFunction")
+    dones = [sse_events(r.text)[-1] for r in responses]
+    assert {d["event"] for d in dones} == {"done"}
+    generated = [d for d in dones if not d["data"].get("replayed")]
+    assert len(generated) == 1, [d["data"].get("replayed") for d in dones]
+    assert {d["data"]["question_id"] for d in dones} == {generated[0]["data"]["question_id"]}
+    assert {d["data"]["text"] for d in dones} == {generated[0]["data"]["text"]}
+    conversation = httpx.get(f"{stack.url}/v1/conversations/c-l50", headers=bearer(key), timeout=60)
+    assert conversation.json()["questions"] == 1
+
+
 def test_given_vertex_path_when_checking_grounding_then_the_grounding_function_answers(
     stack: Stack,
 ) -> None:
@@ -107,40 +134,21 @@ def test_given_a_jsonl_object_when_enqueued_and_worked_then_the_summary_counts_e
     stack: Stack,
 ) -> None:
     key = "batches/lambda local.jsonl"
-    stack.s3.put_object(
-        Bucket=INPUT_BUCKET, Key=key, Body=(EVENTS / "batch_input.jsonl").read_bytes()
-    )
+    bucket = stack.aws.input_bucket
+    stack.s3.put_object(Bucket=bucket, Key=key, Body=(EVENTS / "batch_input.jsonl").read_bytes())
     event = json.loads((EVENTS / "s3_object_created.json").read_text())
-    event["Records"][0]["s3"]["bucket"]["name"] = INPUT_BUCKET
+    event["Records"][0]["s3"]["bucket"]["name"] = bucket
     event["Records"][0]["s3"]["object"]["key"] = quote_plus(key, safe="/")
-    template = json.loads((EVENTS / "sqs_batch_line.json").read_text())["Records"][0]
 
     enqueued = stack.invoke("BatchEnqueueFunction", event)
-    for _ in range(20):  # Lambda's SQS poller: up to ten messages per call
-        messages = stack.sqs.receive_message(QueueUrl=stack.queue_url, MaxNumberOfMessages=10).get(
-            "Messages", []
-        )
-        if not messages:
-            break
-        records = [
-            template
-            | {
-                "messageId": m["MessageId"],
-                "receiptHandle": m["ReceiptHandle"],
-                "body": m["Body"],
-                "md5OfBody": m["MD5OfBody"],
-            }
-            for m in messages
-        ]
-        result = stack.invoke("BatchWorkerFunction", {"Records": records})
-        assert result["batchItemFailures"] == []
-        for m in messages:
-            stack.sqs.delete_message(QueueUrl=stack.queue_url, ReceiptHandle=m["ReceiptHandle"])
+    stack.drain(stack.aws.queue_url, "BatchWorkerFunction", batch_size=10)
+    assembled = stack.drain(stack.aws.assemble_queue_url, "BatchAssembleFunction", batch_size=1)
 
     lines = [
         line for line in (EVENTS / "batch_input.jsonl").read_text().splitlines() if line.strip()
     ]
     assert enqueued["batches"][0]["lines"] == len(lines), enqueued
+    assert assembled == 1
     summary = read_json(stack, f"results/{key}/summary.json")
     assert summary["total"] == len(lines)
     assert summary["succeeded"] + summary["failed"] == len(lines)

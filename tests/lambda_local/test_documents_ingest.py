@@ -8,7 +8,6 @@ import openai
 from tests.lambda_local.conftest import Stack, dump_logs
 from tests.serverless.conftest import document_event
 
-DOCUMENTS_BUCKET = "groundwork-documents"
 PILGRIMAGE = (
     "# Pilgrimage\n\nThe Walsingham pilgrimage route from King's Lynn is eighteen miles long "
     "and pilgrims walk its last mile barefoot.\n"
@@ -20,9 +19,9 @@ def test_given_a_document_put_in_the_bucket_when_ingested_then_chat_cites_it(
 ) -> None:
     # The stack's default collection is "catechism": the folder that names it.
     key = "catechism/notes/walsingham pilgrimage.md"
-    stack.s3.create_bucket(Bucket=DOCUMENTS_BUCKET)
-    put = stack.s3.put_object(Bucket=DOCUMENTS_BUCKET, Key=key, Body=PILGRIMAGE.encode())
-    event = document_event(DOCUMENTS_BUCKET, key, etag=put["ETag"].strip('"'))
+    bucket = stack.aws.documents_bucket
+    put = stack.s3.put_object(Bucket=bucket, Key=key, Body=PILGRIMAGE.encode())
+    event = document_event(bucket, key, etag=put["ETag"].strip('"'))
 
     ingested = stack.invoke("IngestFunction", event)  # as the documents queue's poller does
 
