@@ -238,7 +238,8 @@ moto_pid() {
 }
 
 moto_healthy() {
-  curl -fsS --max-time 2 "$1/moto-api/data.json" >/dev/null 2>&1
+  # The dashboard page: data.json would serialize every stored item.
+  curl -fsS --max-time 2 "$1/moto-api/" >/dev/null 2>&1
 }
 
 up_moto() {
