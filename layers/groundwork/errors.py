@@ -39,14 +39,15 @@ class ApiError(Exception):
 
 
 def invalid_request(errors: Sequence[Mapping[str, Any]]) -> ApiError:
-    """400 for pydantic's validation errors: ``request.invalid_json`` or ``request.invalid``,
-    with the first offending field as ``param``."""
+    """400 for pydantic's validation errors: ``request.invalid_json`` (``param`` is ``body``)
+    or ``request.invalid``, with the first offending field as ``param``."""
     first = errors[0] if errors else {}
     location = [str(part) for part in first.get("loc", ()) if part != "body"]
     param = ".".join(location) or None
     if first.get("type") == "json_invalid":
+        # pydantic locates the error by a character offset ("18"), which names no field.
         message = "The request body is not valid JSON."
-        return ApiError(400, "request.invalid_json", message, param=param)
+        return ApiError(400, "request.invalid_json", message, param="body")
     message = f"{param or 'body'}: {first.get('msg', 'invalid value')}"
     if len(errors) > 1:
         message += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"

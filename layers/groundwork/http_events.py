@@ -17,10 +17,19 @@ if TYPE_CHECKING:
 
 
 def body_of(event: dict[str, Any]) -> str:
+    """The event's body as text; 400 ``request.invalid_unicode`` unless it is UTF-8 without a
+    lone surrogate (``groundwork.request_text``), as the app refuses it."""
+    from groundwork.request_text import check_body
+
     body = event.get("body") or ""
-    if event.get("isBase64Encoded"):
-        return base64.b64decode(body).decode("utf-8", errors="replace")
-    return str(body)
+    # A body API Gateway passed as text may still hold lone surrogates (its JSON escapes).
+    raw = (
+        base64.b64decode(body)
+        if event.get("isBase64Encoded")
+        else str(body).encode("utf-8", "surrogatepass")
+    )
+    check_body(raw)
+    return raw.decode("utf-8-sig")
 
 
 def user_of(event: dict[str, Any], settings: Settings) -> UserRecord:
