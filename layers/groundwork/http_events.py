@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from groundwork.errors import ApiError
+    from groundwork.errors import ApiError, BackendUnavailable
     from groundwork.settings import Settings
     from groundwork.storage.records import UserRecord
 
@@ -39,14 +39,21 @@ def user_of(event: dict[str, Any], settings: Settings) -> UserRecord:
     return user_for(event.get("headers") or {}, settings)
 
 
-def json_response(status: int, payload: Any) -> dict[str, Any]:
+def json_response(
+    status: int, payload: Any, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
     return {
         "statusCode": status,
-        "headers": {"Content-Type": "application/json"},
+        "headers": {"Content-Type": "application/json", **(headers or {})},
         "body": json.dumps(payload, ensure_ascii=False),
         "isBase64Encoded": False,
     }
 
 
-def error_response(error: ApiError) -> dict[str, Any]:
-    return json_response(error.status, error.body())
+def error_response(error: ApiError | BackendUnavailable) -> dict[str, Any]:
+    """The error's response; a backend that is down is 503 with its code, as in the app."""
+    from groundwork.errors import BackendUnavailable, unavailable
+
+    if isinstance(error, BackendUnavailable):
+        error = unavailable(error)
+    return json_response(error.status, error.body(), error.headers)

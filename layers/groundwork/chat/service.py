@@ -30,7 +30,7 @@ from groundwork.chat.history import History, message_history, stored_history
 from groundwork.chat.language import answer_language
 from groundwork.chat.scope import effective_scope, resolve_scope
 from groundwork.domain.citations import Citation
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, unavailable
 from groundwork.observability.entry import record_answer
 from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
 from groundwork.storage.quotas import Charge
@@ -270,7 +270,7 @@ class ChatService:
                 card_ids=body.card_ids,
             )
         except StorageUnavailable as error:
-            raise _unavailable() from error
+            raise unavailable(error) from error
         return Pending(
             user=user,
             body=body,
@@ -293,7 +293,7 @@ class ChatService:
         try:
             return self._attempt(pending)
         except StorageUnavailable as error:
-            raise _unavailable() from error
+            raise unavailable(error) from error
 
     def pauses(self) -> Iterator[float]:
         """The pauses between two attempts: doubling from ``poll_seconds``, capped."""
@@ -557,7 +557,7 @@ class ChatService:
         except NotOwner as error:
             raise _superseded() from error
         except StorageUnavailable as error:
-            raise _unavailable() from error
+            raise unavailable(error) from error
         self._after_store(plan, conversation, payload)
         record_answer(cached=record.cached, support_score=record.support)
         return payload
@@ -652,7 +652,3 @@ def _superseded() -> ApiError:
         "Another attempt of this `request_id` took over; its answer is the one kept.",
         param="request_id",
     )
-
-
-def _unavailable() -> ApiError:
-    return ApiError(503, "storage.unavailable", "The service's storage is unavailable; retry.")
