@@ -13,7 +13,6 @@ a retry generates again.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -28,6 +27,7 @@ from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
 from groundwork.chat.history import History, message_history, stored_history
 from groundwork.chat.language import answer_language
+from groundwork.chat.request_digest import difference, request_digest
 from groundwork.chat.scope import effective_scope, resolve_scope
 from groundwork.domain.citations import Citation
 from groundwork.errors import ApiError, unavailable
@@ -404,7 +404,7 @@ class ChatService:
         Replay) when its answer is saved, (False, None) while another request answers it."""
         body = pending.body
         assert body.request_id is not None
-        digest = _payload_hash(body)
+        digest = request_digest(body)
         claim = self.stores.idempotency.claim(
             pending.user.id,
             body.request_id,
@@ -413,13 +413,24 @@ class ChatService:
             payload_hash=digest,
         )
         record = claim.record
-        if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
-            raise ApiError(
-                409,
-                "requests.conflict",
-                "This `request_id` was used for another question.",
-                param="request_id",
-            )
+        if claim.outcome is not ClaimOutcome.CLAIMED:
+            differs = difference(record.payload_hash, digest)
+            if differs == "question":
+                raise ApiError(
+                    409,
+                    "requests.conflict",
+                    "This `request_id` was used for another question.",
+                    param="request_id",
+                )
+            if differs == "options":
+                raise ApiError(
+                    409,
+                    "requests.mismatch",
+                    "This `request_id` was used for the same question with other options "
+                    "(collection, scope, quality, language, export, history…): send the "
+                    "request as it was, or use a new `request_id`.",
+                    param="request_id",
+                )
         if claim.outcome is ClaimOutcome.CLAIMED:
             return True, None
         if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
@@ -629,12 +640,6 @@ def _done_payload(
             "content": export_answer(record.answer, record.citations, plan.body.export),
         }
     return payload
-
-
-def _payload_hash(body: ChatRequest) -> str:
-    """What makes a retry the same question: its text, conversation and version."""
-    basis = f"{body.question()}\x00{body.conversation_id or ''}\x00{body.version_of or ''}"
-    return hashlib.sha256(basis.encode()).hexdigest()
 
 
 def _citations(value: JsonValue) -> list[Citation]:
