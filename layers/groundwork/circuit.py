@@ -2,12 +2,13 @@
 answering costs each request a moment, not a worker for the whole of a timeout.
 
 Closed, every call goes through. A call that got no answer at all within its budget (refused
-connections, timeouts: the backend is dead or hung) opens the circuit for ``cooldown_s``:
+connections, timeouts: the backend is dead or hung) opens the circuit for a cool-down:
 meanwhile calls fail at once with the backend's ``BackendUnavailable`` and a ``Retry-After``
 of what is left of it. Then one call goes through as a probe while the others still fail
-fast: its answer closes the circuit, its failure opens it again. So a hung backend holds at
-most one worker of each process at a time, and the service recovers by itself, within a
-cool-down of the backend's return, without a restart.
+fast: its answer closes the circuit, its failure opens it again for twice as long (2 s, 4 s,
+8 s, then 10 s at most). So a hung backend holds at most one worker of each process at a
+time, and the service recovers by itself, within a cool-down (10 s at most) of the backend's
+return, without a restart.
 
 An answer, even a refusal (throttling, a 4xx, a failed condition), closes the circuit: a
 backend that answers "too busy" is up, and its own retries and backoff deal with it.
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
 
     from groundwork.errors import BackendUnavailable
 
-#: How long an open circuit refuses calls before letting a probe through.
+#: How long an open circuit first refuses calls before letting a probe through.
 COOLDOWN_S = 2.0
+#: The longest cool-down, after probes that failed one after another.
+MAX_COOLDOWN_S = 10.0
 
 
 class Circuit:
@@ -34,10 +37,13 @@ class Circuit:
         unavailable: Callable[..., BackendUnavailable],
         *,
         cooldown_s: float = COOLDOWN_S,
+        max_cooldown_s: float = MAX_COOLDOWN_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._unavailable = unavailable
-        self.cooldown_s = cooldown_s
+        self._first_cooldown_s = cooldown_s
+        self._max_cooldown_s = max_cooldown_s
+        self._cooldown_s = cooldown_s
         self._clock = clock
         self._lock = threading.Lock()
         self._open_until: float | None = None  # None: closed
@@ -54,7 +60,7 @@ class Circuit:
             elif now >= self._probe_until:
                 # One probe at a time; a probe that never reports (its thread died) is
                 # replaced once a cool-down has passed.
-                self._probe_until = now + self.cooldown_s
+                self._probe_until = now + self._cooldown_s
                 return
             else:
                 wait = self._probe_until - now
@@ -66,9 +72,13 @@ class Circuit:
         """The backend answered (whatever it said): it is up."""
         with self._lock:
             self._open_until = None
+            self._cooldown_s = self._first_cooldown_s
 
     def failed(self) -> None:
-        """The call got no answer within its budget: refuse calls for a cool-down."""
+        """The call got no answer within its budget: refuse calls for a cool-down, longer
+        each time the backend fails again before it answered."""
         with self._lock:
-            self._open_until = self._clock() + self.cooldown_s
+            if self._open_until is not None:
+                self._cooldown_s = min(self._cooldown_s * 2, self._max_cooldown_s)
+            self._open_until = self._clock() + self._cooldown_s
             self._probe_until = 0.0

@@ -344,6 +344,9 @@ class OpenSearchIndex(Retriever):
             return self._call(method, timeout_s=self._read_timeout_s, **kwargs)
         except NotFoundError as error:
             if error.error == "index_not_found_exception":
+                # Lost since it was made (a wiped node): the next write makes it again, rather
+                # than letting ``_bulk`` create one with a mapping of OpenSearch's own guess.
+                self._ensured = False
                 return None
             raise
         except RequestError as error:

@@ -26,7 +26,7 @@ _MEANINGS = {
     403: "The key's user may not see a collection named.",
     404: "Not found (a collection, conversation, question or model).",
     408: "The request body did not arrive in time (`request.timeout`).",
-    409: "The `request_id` is in use: another question, or still being answered.",
+    409: "The `request_id` is in use: another question, other options, or still being answered.",
     413: "The request body is over the size limit (`request.too_large`).",
     429: "The user's questions or credits are exhausted.",
     502: "The answer model failed.",
