@@ -35,7 +35,7 @@ def check_body(body: bytes) -> None:
         return
     encoding = json.detect_encoding(body)
     if encoding not in _UTF8:
-        raise invalid_unicode(
+        raise _invalid_unicode(
             "body",
             f"The request body is not UTF-8 (it reads as {encoding.upper()}): "
             "send JSON encoded as UTF-8.",
@@ -55,21 +55,21 @@ def check_body(body: bytes) -> None:
         document = json.loads(text.removeprefix("\ufeff"))
     except (ValueError, RecursionError):
         if broken:
-            raise invalid_unicode("body", "The request body is not valid UTF-8.") from None
+            raise _invalid_unicode("body", "The request body is not valid UTF-8.") from None
         return  # UTF-8, but not JSON: the route refuses it as such
     path = _lone_surrogate(document)
     if path is None:
         if broken:  # bytes that are not UTF-8 outside any string: JSON's own syntax is broken
-            raise invalid_unicode("body", "The request body is not valid UTF-8.")
+            raise _invalid_unicode("body", "The request body is not valid UTF-8.")
         return
     reason = "bytes that are not UTF-8" if broken else "a lone UTF-16 surrogate"
     if not path:
-        raise invalid_unicode("body", f"A key of the request body holds {reason}.")
+        raise _invalid_unicode("body", f"A key of the request body holds {reason}.")
     param = ".".join(str(part) for part in path)
-    raise invalid_unicode(param, f"{param} is not valid Unicode text: it holds {reason}.")
+    raise _invalid_unicode(param, f"{param} is not valid Unicode text: it holds {reason}.")
 
 
-def invalid_unicode(param: str, message: str) -> ApiError:
+def _invalid_unicode(param: str, message: str) -> ApiError:
     return ApiError(400, "request.invalid_unicode", message, param=param)
 
 
