@@ -1,8 +1,9 @@
 """Backends that die (SIGKILL) or hang (SIGSTOP), under the app and under the deployed shape
-(``groundwork serve --lambda``'s functions, router and Web Adapter): every route answers 503
-with the backend's code within its bound, ``/health`` stays up, a stream that had started ends
-with the code as its error event, and once the backend is back the same requests answer again,
-without a restart.
+(``groundwork serve --lambda``'s functions, router and Web Adapter): every route of the app,
+and a route of each kind of every function of the deployed shape, answers 503 with the
+backend's code within its bound, ``/health`` stays up, a stream that had started ends with the
+code as its error event, and once the backend is back the same requests answer again, without
+a restart.
 
 The backends are real processes: a moto server of this module's own, and the local
 OpenSearch node of ``scripts/services.sh`` (resumed after each hang; after its kill, started
@@ -62,6 +63,9 @@ class Route:
     #: It searches the passage index (the others only read storage, or nothing).
     retrieval: bool = False
     keyed: bool = True
+    #: Asked of the deployed shape too: one route of each kind per function (the API
+    #: function's other routes run the same app as the first surface, on the same code path).
+    deployed: bool = True
 
 
 def routes(question_id: int) -> list[Route]:
@@ -70,21 +74,23 @@ def routes(question_id: int) -> list[Route]:
     check = {"answerCandidate": "There are seven sacraments.", "facts": [{"factText": "Seven."}]}
     return [
         Route("GET", "/health", keyed=False),
-        Route("GET", "/v1/models"),
-        Route("GET", "/v1/models/groundwork-1"),
+        Route("GET", "/v1/models", deployed=False),
+        Route("GET", "/v1/models/groundwork-1", deployed=False),
         Route("POST", "/v1/chat/completions", completion, retrieval=True),
         Route("POST", "/v1/chat/completions", completion | {"stream": True}, retrieval=True),
         Route("POST", "/v1/search", {"query": question}, retrieval=True),
         Route("POST", "/v1/chat", ask(question), retrieval=True),
         Route("POST", "/v1/chat", ask(question, stream=True), retrieval=True),
         Route("GET", "/v1/collections"),
-        Route("GET", "/v1/conversations"),
-        Route("GET", "/v1/conversations/c-out"),
+        Route("GET", "/v1/conversations", deployed=False),
+        Route("GET", "/v1/conversations/c-out", deployed=False),
         Route("GET", "/v1/conversations/c-out/feed"),
-        Route("POST", "/v1/conversations/c-out/versions", {"question_id": question_id}),
+        Route(
+            "POST", "/v1/conversations/c-out/versions", {"question_id": question_id}, deployed=False
+        ),
         Route("POST", "/v1/scope/resolve", {"collection": "catechism"}),
-        Route("GET", "/v1/starters"),
-        Route("POST", "/v1/grounding:check", check),
+        Route("GET", "/v1/starters", deployed=False),
+        Route("POST", "/v1/grounding:check", check, deployed=False),
         Route("POST", "/v1/projects/p/locations/l/groundingConfigs/c:check", check),
     ]
 
@@ -121,7 +127,7 @@ class Surface:
         return Answer(response.status_code, code, seconds, response.headers.get("retry-after"))
 
     def routes(self) -> list[Route]:
-        return routes(self.question_id)
+        return [r for r in routes(self.question_id) if self.name == "app" or r.deployed]
 
 
 def _populate(surface: Surface) -> None:
