@@ -120,7 +120,9 @@ def seed(settings: Settings, *, card: bool = True) -> str:
     accounts.grant("bench", "docs")
     if card:
         retriever = get_retriever(settings)
-        retriever.upsert([Card(id="c-00000", collection="docs", source_id="c", text="Tides.")])
+        retriever.upsert(
+            [Card(id="c-00000", collection="docs", source_id="c", text="Tides.", url="tides.md")]
+        )
         while retriever.count("docs") == 0:
             time.sleep(0.2)
     return accounts.issue_api_key("bench")
