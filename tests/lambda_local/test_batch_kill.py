@@ -21,7 +21,7 @@ import httpx
 
 from groundwork.batch.results import PARTS_PREFIX
 from tests.conftest import REPO
-from tests.lambda_local.conftest import INPUT_BUCKET, OUTPUT_BUCKET, Stack, dump_logs, read_json
+from tests.lambda_local.conftest import Stack, dump_logs, read_json
 
 EVENTS = REPO / "events"
 LINES = 12
@@ -67,7 +67,7 @@ def _runtime_pids(stack: Stack, function: str) -> list[int]:
 
 def _parts(stack: Stack) -> int:
     """Lines whose result is written (one part each, under ``parts/``)."""
-    listed = stack.s3.list_objects_v2(Bucket=OUTPUT_BUCKET, Prefix=PARTS_PREFIX)
+    listed = stack.s3.list_objects_v2(Bucket=stack.aws.output_bucket, Prefix=PARTS_PREFIX)
     return int(listed.get("KeyCount", 0))
 
 
@@ -87,7 +87,7 @@ def _records(stack: Stack, messages: list[dict[str, Any]]) -> list[dict[str, Any
 
 def _receive(stack: Stack) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = stack.sqs.receive_message(
-        QueueUrl=stack.queue_url,
+        QueueUrl=stack.aws.queue_url,
         MaxNumberOfMessages=10,
         VisibilityTimeout=VISIBILITY_S,
         WaitTimeSeconds=1,
@@ -109,9 +109,9 @@ def test_given_a_worker_killed_mid_batch_when_its_messages_come_again_then_each_
 ) -> None:
     key = "batches/killed worker.jsonl"
     body = "\n".join(json.dumps(_line(n)) for n in range(1, LINES + 1)).encode()
-    stack.s3.put_object(Bucket=INPUT_BUCKET, Key=key, Body=body)
+    stack.s3.put_object(Bucket=stack.aws.input_bucket, Key=key, Body=body)
     event = json.loads((EVENTS / "s3_object_created.json").read_text())
-    event["Records"][0]["s3"]["bucket"]["name"] = INPUT_BUCKET
+    event["Records"][0]["s3"]["bucket"]["name"] = stack.aws.input_bucket
     event["Records"][0]["s3"]["object"]["key"] = quote_plus(key, safe="/")
     assert stack.invoke("BatchEnqueueFunction", event)["batches"][0]["enqueued"] == LINES
 
@@ -147,9 +147,12 @@ def test_given_a_worker_killed_mid_batch_when_its_messages_come_again_then_each_
         assert "x-amz-function-error" not in done.headers, done.text
         assert done.json()["batchItemFailures"] == [], done.text
         for m in messages:
-            stack.sqs.delete_message(QueueUrl=stack.queue_url, ReceiptHandle=m["ReceiptHandle"])
+            stack.sqs.delete_message(QueueUrl=stack.aws.queue_url, ReceiptHandle=m["ReceiptHandle"])
 
-    results = stack.s3.get_object(Bucket=OUTPUT_BUCKET, Key=f"results/{key}/results.jsonl")
+    stack.drain(stack.aws.assemble_queue_url, "BatchAssembleFunction", batch_size=1)
+    results = stack.s3.get_object(
+        Bucket=stack.aws.output_bucket, Key=f"results/{key}/results.jsonl"
+    )
     lines = [json.loads(line) for line in results["Body"].read().splitlines()]
     assert sorted(line["id"] for line in lines) == sorted(f"line-{n}" for n in range(1, LINES + 1))
     assert [line["line"] for line in lines] == list(range(1, LINES + 1))

@@ -83,7 +83,9 @@ def aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     assemble_queue_url = sqs.create_queue(
         QueueName="groundwork-batch-assemble",
         Attributes={
-            "VisibilityTimeout": "0",
+            # Received by one poller at a time, as Lambda's (a test polling it from several
+            # threads would otherwise assemble one batch twice at once).
+            "VisibilityTimeout": "30",
             "RedrivePolicy": json.dumps(
                 {"deadLetterTargetArn": dead_letter_arn, "maxReceiveCount": MAX_RECEIVE_COUNT}
             ),

@@ -183,7 +183,8 @@ def test_given_concurrent_workers_when_a_batch_runs_then_no_line_is_dead_lettere
         return run_function("batch-worker", event)
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        list(pool.map(lambda _: drain(aws, worker), range(4)))
+        list(pool.map(lambda _: drain(aws, worker, assemble=False), range(4)))
+    drain(aws, worker)  # the assembly the last line sent
 
     dead = aws.sqs.get_queue_attributes(
         QueueUrl=aws.dead_letter_url, AttributeNames=["ApproximateNumberOfMessages"]
