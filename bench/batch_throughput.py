@@ -1,9 +1,10 @@
 """Batch grounding at scale through the deployed shape: lines/s, the enqueue function's memory.
 
-Each run puts one JSONL object of ``--lines`` lines (about 750 bytes each: a WiCE dev claim with
-its evidence's first sentences as facts, every 50th line bad) through the functions that
-``sam build`` built, each under the Lambda Runtime Interface Emulator as ``groundwork serve
---lambda`` runs them, with S3, SQS and DynamoDB on the moto server of ``scripts/services.sh``:
+Each run puts one JSONL object of ``--lines`` lines (at most about 750 bytes, 570 on average: a
+WiCE dev claim with its evidence's first sentences as facts, every 50th line bad) through the
+functions that ``sam build`` built, each under the Lambda Runtime Interface Emulator as
+``groundwork serve --lambda`` runs them, with S3, SQS and DynamoDB on the moto server of
+``scripts/services.sh``:
 the enqueue function (invoked as S3 would), ``--workers`` worker functions polled as Lambda's
 SQS event source does (ten messages a call, the failed ones left for a retry, a dead-letter
 queue after 5 receives), and the assembly function on its queue. Every function runs in a
@@ -20,7 +21,9 @@ simulation, not here.
 
 Run (CPU-heavy; niced):
     eval "$(scripts/services.sh up moto)" && scripts/lambda_local.sh build
-    nice -n 10 .venv/bin/python bench/batch_throughput.py --lines 10000 100000 --workers 2
+    nice -n 10 .venv/bin/python bench/batch_throughput.py --lines 10000 100000 --workers 0
+    nice -n 10 .venv/bin/python bench/batch_throughput.py --lines 10000 --workers 3
+(``--workers 0``: the enqueue alone, its time and memory; docs/deploy.md has the figures.)
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ MILLION = 1_000_000
 
 
 def requests(count: int) -> bytes:
-    """``count`` lines of about LINE_BYTES bytes; every 50th has no id (a bad line)."""
+    """``count`` lines of at most about LINE_BYTES bytes; every 50th has no id (a bad line)."""
     if WICE.is_file():
         rows = [json.loads(line) for line in WICE.read_text().splitlines() if line.strip()]
         bodies = [
