@@ -34,14 +34,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from groundwork.answer import relevance
 from groundwork.answer.answerability import features
-from groundwork.answer.relevance import gather, prose
+from groundwork.answer.relevance import gather
 from groundwork.domain.cards import Card
-from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.base import Embedder, Role
 from groundwork.embeddings.factory import get_embedder
 from groundwork.generation.extractive import ExtractiveComposer
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
+from groundwork.text.sentences import statements
 
 if TYPE_CHECKING:
     from groundwork.answer.relevance import Candidate, Evidence
@@ -55,29 +57,35 @@ CALIBRATION_FALSE_REFUSALS = 0.095
 
 
 class Memo(Embedder):
-    """The embedder, remembering every text it embedded: paragraphs are embedded once."""
+    """The embedder, remembering every text it embedded (as a question or a passage):
+    paragraphs are embedded once. ``cache`` keeps them between runs, for one model."""
 
     def __init__(self, inner: Embedder, cache: Path | None) -> None:
         self.inner = inner
-        self.dimension = inner.dimension
+        self.model = inner.model
         self.seen: dict[str, npt.NDArray[np.float32]] = {}
         self.cache = cache
         if cache is not None and cache.exists():
             saved = np.load(cache, allow_pickle=False)
-            self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+            if str(saved["model"]) == self.model.name:
+                self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
 
     def save(self) -> None:
         if self.cache is not None:
             texts = list(self.seen)
             vectors = np.stack([self.seen[t] for t in texts])
-            np.savez(self.cache, texts=np.array(texts), vectors=vectors)
+            np.savez(self.cache, texts=np.array(texts), vectors=vectors, model=self.model.name)
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        missing = list(dict.fromkeys(t for t in texts if t not in self.seen))
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
+        keys = [f"{role}\t{t}" for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.seen))
         if missing:
-            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
-                self.seen[text] = vector
-        return np.stack([self.seen[t] for t in texts]) if texts else np.zeros((0, self.dimension))
+            fresh = self.inner.embed([k.split("\t", 1)[1] for k in missing], role=role)
+            for key, vector in zip(missing, fresh, strict=True):
+                self.seen[key] = vector
+        if not keys:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self.seen[k] for k in keys])
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -130,9 +138,9 @@ def asked(
     composer reads, gathered as the service does from the articles indexed in a fresh index."""
     cards = cards_of(rows)
     started = time.perf_counter()
-    memo.embed(
-        [passage_text(c) for c in cards] + [s for c in cards for s in prose(c.text)]
-    )  # once, in large batches
+    memo.embed([passage_text(c) for c in cards], role="passage")  # once, in large batches
+    memo.embed([s for c in cards for s in statements(c.text)], role="passage")
+    memo.embed([row["question"] for row, _ in sample_questions(rows, per_article)], role="query")
     memo.save()
     elapsed = time.perf_counter() - started
     print(f"embedded {len(memo.seen)} paragraphs and sentences in {elapsed:.0f} s", flush=True)
@@ -171,9 +179,10 @@ def record(args: argparse.Namespace) -> list[dict[str, Any]]:
     ):
         answers = [a.lower() for a in row["answers"]]
         candidates = [
-            [c.similarity, c.coverage, c.passage, any(a in c.text.lower() for a in answers)]
+            [c.similarity, c.coverage, c.passage, any(a in c.text.lower() for a in answers),
+             c.fits, c.position]
             for c in evidence.candidates
-        ]
+        ]  # fmt: skip
         out.append(
             question_record(row, asked_in, evidence, composer.select(evidence))
             | {"candidates": candidates}
@@ -231,6 +240,56 @@ def auroc(scores: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> f
     return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
+#: What the ranking search tries: keyword weights, answer-type penalties, candidate caps.
+WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6)
+PENALTIES = (0.0, 0.1, 0.2, 0.3, 0.4)
+CAPS = (8, 12, 16, 24, 1000)
+
+
+def ranking(rows: list[dict[str, Any]]) -> None:
+    """The sentence ranking's constants (``relevance.KEYWORD_WEIGHT``, ``TYPE_PENALTY``,
+    ``MAX_CANDIDATES``), chosen leaving one article out: for each article, the values that put
+    a gold sentence first most often on the other articles' answerable questions, and how often
+    they do on it. Needs features recorded with ``--max-candidates 1000`` (every sentence)."""
+    answerable = [r for r in rows if r["indexed"] and not r["impossible"] and r["candidates"]]
+    settings = [(w, t, cap) for w in WEIGHTS for t in PENALTIES for cap in CAPS]
+    hits = np.zeros((len(answerable), len(settings)), dtype=bool)
+    penalty = relevance.RANK_PENALTY
+    for i, row in enumerate(answerable):
+        sim, cov, passage, gold, fits, position = np.array(row["candidates"], dtype=float).T
+        embed_order = np.lexsort((position, passage, penalty * passage - cov))
+        for j, (w, t, cap) in enumerate(settings):
+            kept = embed_order[:cap]
+            score = sim[kept] + w * cov[kept] - penalty * passage[kept] - t * (1 - fits[kept])
+            best = kept[np.lexsort((position[kept], passage[kept], -score))[0]]
+            hits[i, j] = bool(gold[best])
+    articles = np.array([r["article"] for r in answerable])
+    held_out = np.zeros(len(answerable), dtype=bool)
+    for article in sorted(set(articles)):
+        test = articles == article
+        chosen = int(np.argmax(hits[~test].mean(axis=0)))
+        held_out[test] = hits[test, chosen]
+    overall = settings[int(np.argmax(hits.mean(axis=0)))]
+    shipped = settings.index((relevance.KEYWORD_WEIGHT, relevance.TYPE_PENALTY, 16))
+    print(f"gold sentence first, held out by article: {held_out.mean():.3f}; chosen on all "
+          f"articles: KEYWORD_WEIGHT={overall[0]}, TYPE_PENALTY={overall[1]}, "
+          f"MAX_CANDIDATES={overall[2]} ({hits[:, settings.index(overall)].mean():.3f}); "
+          f"the shipped values: {hits[:, shipped].mean():.3f}")  # fmt: skip
+    for cap in CAPS:
+        best = max(hits[:, j].mean() for j, s in enumerate(settings) if s[2] == cap)
+        print(f"  at most {cap} candidates: best {best:.3f}")
+
+
+def coverage_lines(x: npt.NDArray[np.float64]) -> None:
+    """Least-squares lines of the best sentence's and best passage's keyword coverage on the
+    best sentence's similarity (``answerability.SENTENCE_COVERAGE``, ``PASSAGE_COVERAGE``)."""
+    found = x[:, 0] > 0
+    design = np.stack([np.ones(found.sum()), x[found, 0]], axis=1)
+    for name, column in (("SENTENCE_COVERAGE", 1), ("PASSAGE_COVERAGE", 2)):
+        (intercept, slope), *_ = np.linalg.lstsq(design, x[found, column], rcond=None)
+        print(f"{name} = ({intercept:.3f}, {slope:.3f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -239,7 +298,17 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--features", type=Path, default=None)
     parser.add_argument("--cache", type=Path, default=None, help="keep the embeddings here")
+    parser.add_argument(
+        "--ranking", action="store_true", help="choose the sentence ranking's constants too"
+    )
+    parser.add_argument(
+        "--max-candidates",
+        type=int,
+        default=relevance.MAX_CANDIDATES,
+        help="sentences scored per question (default: the shipped cap)",
+    )
     args = parser.parse_args()
+    relevance.MAX_CANDIDATES = args.max_candidates
 
     if args.features and args.features.exists():
         rows = [json.loads(line) for line in args.features.read_text().splitlines()]
@@ -300,6 +369,10 @@ def main() -> None:
     print("fitted on all articles (groundwork.answer.answerability):")
     print(f"COEFFICIENTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(f"THRESHOLD = {cut:.3f}")
+    coverage_lines(x)
+    if args.ranking:
+        print()
+        ranking(rows)
 
 
 if __name__ == "__main__":

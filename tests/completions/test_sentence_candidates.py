@@ -15,18 +15,20 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from groundwork.embeddings.base import Role
+
 
 class Recording(Embedder):
     """The configured embedder, keeping the texts of each call."""
 
     def __init__(self) -> None:
         self.inner = get_embedder()
-        self.dimension = self.inner.dimension
+        self.model = self.inner.model
         self.calls: list[list[str]] = []
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         self.calls.append(list(texts))
-        return self.inner.embed(texts)
+        return self.inner.embed(texts, role=role)
 
 
 def test_given_five_long_passages_when_gathered_then_at_most_max_candidates_are_embedded() -> None:

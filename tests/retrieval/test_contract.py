@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from groundwork.retrieval.base import Quality, Retriever, SearchFilter
+from groundwork.embeddings.base import Embedder, EmbeddingModel, Role
+from groundwork.retrieval.base import IndexEmbedderMismatch, Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 from tests.retrieval.conftest import HashingEmbedder, card
 
@@ -25,11 +26,21 @@ QUALITIES: list[Quality] = ["fast", "precise"]
 ALL = SearchFilter()
 
 
-class SynonymEmbedder(HashingEmbedder):
-    """Sees "automobile" as "car": a paraphrase only the vector side can match."""
+#: What the embedder reads as the same word: a paraphrase, and German, read as a multilingual
+#: model reads it, which only the vector side can match.
+SYNONYMS = {"automobile": "car", "sieben": "seven", "sakramente": "sacraments"}
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return super().embed([text.replace("automobile", "car") for text in texts])
+
+class SynonymEmbedder(HashingEmbedder):
+    """Sees "automobile" as "car" and "sieben" as "seven"."""
+
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+        read = []
+        for text in texts:
+            for word, meaning in SYNONYMS.items():
+                text = text.replace(word, meaning)
+            read.append(text)
+        return super().embed(read, role=role)
 
 
 @pytest.fixture
@@ -38,11 +49,12 @@ def embedder() -> HashingEmbedder:
 
 
 @pytest.fixture(params=["embedded", "opensearch"])
-def retriever(
-    request: pytest.FixtureRequest, tmp_path: Path, embedder: HashingEmbedder
-) -> Iterator[Retriever]:
+def backend(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[Embedder], Retriever]]:
+    """Opens the test's index (the same one each time) with a given embedder."""
     if request.param == "embedded":
-        yield EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+        yield lambda embedder: EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
         return
     from groundwork.retrieval.opensearch import OpenSearchIndex
 
@@ -50,23 +62,32 @@ def retriever(
     name = f"groundwork-test-{uuid.uuid4().hex[:12]}"
     engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "faiss")
     auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
-    index = OpenSearchIndex(
-        client,
-        embedder,
-        index=name,
-        pipeline=name,
-        serverless=auth == "aoss",
-        engine=engine,  # type: ignore[arg-type]
-        replicas=0,  # one node: a replica could never be placed
-        refresh=auth != "aoss",
-    )
+
+    def open_index(embedder: Embedder) -> Retriever:
+        return OpenSearchIndex(
+            client,
+            embedder,
+            index=name,
+            pipeline=name,
+            serverless=auth == "aoss",
+            engine=engine,  # type: ignore[arg-type]
+            replicas=0,  # one node: a replica could never be placed
+            refresh=auth != "aoss",
+            reindex_dir=tmp_path / "reindex",
+        )
+
     try:
-        yield index
+        yield open_index
     finally:
         client.indices.delete(index=name, params={"ignore_unavailable": "true"})
         client.transport.perform_request(
             "DELETE", f"/_search/pipeline/{name}", params={"ignore": 404}
         )
+
+
+@pytest.fixture
+def retriever(backend: Callable[[Embedder], Retriever], embedder: HashingEmbedder) -> Retriever:
+    return backend(embedder)
 
 
 def ids(
@@ -243,7 +264,7 @@ def test_given_cards_in_two_languages_when_filtered_to_one_then_only_its_cards_c
 
 
 @pytest.mark.parametrize("quality", QUALITIES)
-def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope_answers(
+def test_given_a_language_sharing_no_word_with_the_question_when_preferred_then_found_by_meaning(
     retriever: Retriever, quality: Quality
 ) -> None:
     from groundwork.answer.language import search_in_language
@@ -251,7 +272,87 @@ def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope
     retriever.upsert(PARALLEL)
 
     german = search_in_language(retriever, "sieben", ALL, 5, quality=quality, language="de")
-    english = search_in_language(retriever, "seven", ALL, 5, quality=quality, language="de")
+    asked_in_english = search_in_language(
+        retriever, "seven", ALL, 5, quality=quality, language="de"
+    )
 
     assert [hit.card.id for hit in german] == ["de"]
-    assert english[0].card.id == "en"
+    assert [hit.card.id for hit in asked_in_english] == ["de"]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_language_no_card_is_in_when_preferred_then_the_scope_answers(
+    retriever: Retriever, quality: Quality
+) -> None:
+    from groundwork.answer.language import search_in_language
+
+    retriever.upsert(PARALLEL)
+
+    hits = search_in_language(retriever, "seven", ALL, 5, quality=quality, language="fr")
+
+    assert hits[0].card.id == "en"
+
+
+class NarrowEmbedder(SynonymEmbedder):
+    """Another model: the same words, another space (32 dimensions)."""
+
+    model = EmbeddingModel("narrow-hashing", 32)
+
+
+class FailingEmbedder(NarrowEmbedder):
+    """Stops, as a killed process would, at its ``fail_at``-th call."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__()
+        self.fail_at = fail_at
+
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+        if self.calls + 1 == self.fail_at:
+            raise KeyboardInterrupt("killed")
+        return super().embed(texts, role=role)
+
+
+def test_given_an_index_built_by_one_model_when_another_searches_or_writes_then_it_is_refused(
+    backend: Callable[[Embedder], Retriever], embedder: HashingEmbedder
+) -> None:
+    backend(embedder).upsert(FILLED)
+    other = backend(NarrowEmbedder())
+
+    for quality in QUALITIES:
+        with pytest.raises(IndexEmbedderMismatch) as refused:
+            other.search("tax", ALL, 5, quality=quality)
+    with pytest.raises(IndexEmbedderMismatch):
+        other.upsert([card("new", "a new tax")])
+
+    assert refused.value.code == "index.embedder_mismatch"
+    assert refused.value.built_by == embedder.model
+    assert ids(backend(embedder), "tax on imports", ALL, 2, "precise")[0] in {"tagged", "other"}
+
+
+def test_given_a_reindex_killed_midway_when_run_again_then_it_ends_with_every_card_re_embedded(
+    backend: Callable[[Embedder], Retriever],
+    embedder: HashingEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from groundwork.retrieval import embedded, opensearch
+
+    monkeypatch.setattr(embedded, "EMBED_BATCH", 4)
+    monkeypatch.setattr(opensearch, "REINDEX_BATCH", 4)
+    backend(embedder).upsert([*FILLED, card("car", "the automobile was repaired")])
+    failing = FailingEmbedder(fail_at=5)  # two calls per batch: a passage's, its sentences'
+
+    with pytest.raises(KeyboardInterrupt):
+        backend(failing).reindex()
+    resumed = NarrowEmbedder()
+    seen: list[tuple[int, int]] = []
+    total = backend(resumed).reindex(progress=lambda done, all_: seen.append((done, all_)))
+
+    assert total == len(FILLED) + 1
+    assert seen[-1] == (total, total)
+    batches = -(-total // 4)
+    assert resumed.calls == 2 * (batches - 2)  # the two batches the first run embedded stayed
+    after = backend(NarrowEmbedder())
+    assert ids(after, "car repair", ALL, 1, "precise") == ["car"]
+    assert after.count() == total
+    with pytest.raises(IndexEmbedderMismatch):
+        backend(embedder).search("car", ALL, 1, quality="fast")

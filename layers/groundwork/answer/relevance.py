@@ -3,7 +3,8 @@
 Every prose sentence of the passages is a candidate, except one that asks something (a
 question in the text is not its answer) and one that only restates the question (it has no
 content word the question lacks). Each candidate is scored by its cosine similarity with the
-question under the MiniLM embedder (trained on question–answer pairs among others), plus the
+question under the multilingual embedder (the question embedded as a query, the sentence as a
+passage; a sentence's vector stored with its card is used as it is), plus the
 inverse-document-frequency weighted share of the question's content words it contains, less
 a little for each rank its passage sits below the first, less :data:`TYPE_PENALTY` when the
 question asks for a date, a number or a name and the sentence has none
@@ -13,7 +14,6 @@ question asks for a date, a number or a name and the sentence has none
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,17 +21,19 @@ from typing import TYPE_CHECKING
 from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.metadata import metadata_answer
 from groundwork.chat.language import detect_language
-from groundwork.text.sentences import split_sentences
+from groundwork.retrieval.sentence_vectors import key
+from groundwork.text.sentences import asks, prose
 from groundwork.text.terms import plain_apostrophes, terms, words
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+
+    import numpy as np
+    import numpy.typing as npt
 
     from groundwork.domain.cards import Card
     from groundwork.embeddings.base import Embedder
 
-#: The language the embedder (all-MiniLM-L6-v2) was trained on.
-EMBEDDER_LANGUAGE = "en"
 #: Weight of the keyword coverage beside the cosine similarity (both 0–1).
 KEYWORD_WEIGHT = 0.8
 #: What each rank below the first costs a passage's sentences.
@@ -47,8 +49,6 @@ MAX_CANDIDATES = 16
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.
 _ASKING = frozenset({"many", "much"})
-
-_FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,12 @@ class Evidence:
     #: A question about a document (its author, year, title) answered from a card's metadata:
     #: the passage's index and the sentence (see :mod:`groundwork.answer.metadata`).
     card_answer: tuple[int, str] | None = None
-    #: The question, or the passage of the best sentence, is in another language than the
-    #: embedder's (English), whose similarities then run low.
-    beyond_embedder: bool = False
+    #: The question and the passage of the best sentence are in English (or of no language
+    #: known): the signals read from English words (negations, superlatives, names) apply.
+    english: bool = True
+    #: The question and that passage are in two different known languages: their words can
+    #: hardly be compared, their meaning can.
+    cross_lingual: bool = False
     question: str = ""
     #: Each passage's words with its title's and headings', lower-cased, for the answerability
     #: check's absent names and numbers.
@@ -95,8 +98,14 @@ class Evidence:
         return self.candidates[0] if self.candidates else None
 
 
-def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evidence:
-    """Score the passages' sentences against ``question`` (embedded once with them)."""
+def gather(
+    question: str,
+    passages: Sequence[Card],
+    embedder: Embedder,
+    known: Mapping[int, npt.NDArray[np.float32]] | None = None,
+) -> Evidence:
+    """Score the passages' sentences against ``question``; ``known`` holds sentence vectors
+    stored with the cards (``retrieval.sentence_vectors``), the others are embedded."""
     wanted = set(terms(question)) - _ASKING
     if not wanted or not passages:
         return Evidence([], 0.0)
@@ -112,9 +121,7 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
     total = sum(weight.values())
     passage_coverage = max(sum(weight[t] for t in found) / total for found in found_in)
     kept = [
-        (p, s, text, found)
-        for p, s, text, found in sentences
-        if not text.rstrip("\"'”’)").endswith("?") and found - wanted
+        (p, s, text, found) for p, s, text, found in sentences if not asks(text) and found - wanted
     ]
     if not kept:
         return Evidence([], passage_coverage, card_answer)
@@ -127,8 +134,15 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
             )
         )
         kept = kept[:MAX_CANDIDATES]
-    vectors = embedder.embed([question, *(text for _, _, text, _ in kept)])
-    similarities = vectors[1:] @ vectors[0]
+    asked = embedder.embed([question], role="query")[0]
+    known = known or {}
+    stored = [known.get(key(text)) for _, _, text, _ in kept]
+    missing = [i for i, vector in enumerate(stored) if vector is None]
+    if missing:
+        fresh = embedder.embed([kept[i][2] for i in missing], role="passage")
+        for i, vector in zip(missing, fresh, strict=True):
+            stored[i] = vector
+    similarities = [float(vector @ asked) for vector in stored if vector is not None]
     kind = expected(question)
     candidates = [
         Candidate(
@@ -143,12 +157,14 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
         for (p, s, text, found), similarity in zip(kept, similarities, strict=True)
     ]
     candidates.sort(key=lambda c: (-c.score, c.passage, c.position))
-    languages = {detect_language(question), passages[candidates[0].passage].language}
+    asked_in = detect_language(question)
+    written_in = passages[candidates[0].passage].language
     return Evidence(
         candidates,
         passage_coverage,
         card_answer,
-        bool(languages - {None, EMBEDDER_LANGUAGE}),
+        not ({asked_in, written_in} - {None, "en"}),
+        None not in (asked_in, written_in) and asked_in != written_in,
         question,
         tuple(frozenset(words(_described(card))) for card in passages),
         tuple(
@@ -162,14 +178,3 @@ def _described(card: Card) -> str:
     plain, as the answerability check reads the question's names ("O’Brien" is "O'Brien")."""
     described = " ".join([card.title or "", *card.heading_path, card.heading or "", card.text])
     return plain_apostrophes(described)
-
-
-def prose(text: str) -> list[str]:
-    """The passage's sentences on one line each; code blocks and fragments are not prose.
-
-    A sentence ending in a colon only introduces what follows it (a list, a command): alone it
-    says nothing, and it would run into the next sentence of the answer.
-    """
-    stripped = _FENCED.sub("\n\n", text)
-    sentences = (" ".join(span.text.split()) for span in split_sentences(stripped))
-    return [s for s in sentences if len(s.split()) >= 3 and not s.endswith(":")]

@@ -23,6 +23,7 @@ from groundwork.answer.verification import GroundedVerifier
 from groundwork.domain.cards import Card
 from groundwork.generation.base import GenerationRequest
 from groundwork.grounding.factory import get_verifier
+from groundwork.retrieval.sentence_vectors import known
 from groundwork.text.tokens import count_tokens
 
 _MARKERS = re.compile(r"\s*\[\d{1,3}\]")
@@ -131,15 +132,14 @@ class AnswerService:
         )
         passages = [hit.card for hit in hits]
         embedder = self._embedding()
-        evidence = gather(query, passages, embedder)
+        evidence = gather(query, passages, embedder, known(hits, embedder.dimension))
         if options.language and not answers(probability(evidence)):
-            # The asked language's passages do not answer (or cannot be judged: an English
-            # question over German text): the whole scope may, in its own language, and
-            # ``language`` then says which that is.
+            # The asked language's passages do not answer: the whole scope may, in its own
+            # language, and ``language`` then says which that is.
             wider = self._retriever.search(query, where, self._k, quality=options.quality)
             if {h.card.id for h in wider} != {h.card.id for h in hits}:
                 passages = [hit.card for hit in wider]
-                evidence = gather(query, passages, embedder)
+                evidence = gather(query, passages, embedder, known(wider, embedder.dimension))
         request = GenerationRequest(
             question=question,
             passages=passages,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from groundwork.domain.cards import Card
 from groundwork.domain.links import relative_link, safe_link
 from groundwork.ingest.language import card_languages
+from groundwork.retrieval.base import IndexEmbedderMismatch, IndexReindexing
 from groundwork.storage.base import SourceRecord
 
 if TYPE_CHECKING:
@@ -181,6 +182,8 @@ class Ingestor:
                 self._ingest_file(
                     file, collection, root, tags or [], metadata or {}, report, on_cards
                 )
+            except (IndexEmbedderMismatch, IndexReindexing):
+                raise  # the index's state, not the file's: no other file can be written either
             # Parsers raise what their libraries raise (pypdf has its own errors): any failure
             # of one file is that file's failure, reported with its reason.
             except Exception as error:

@@ -7,10 +7,13 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from groundwork.errors import ApiError
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from groundwork.domain.cards import Card, Hit
+    from groundwork.embeddings.base import EmbeddingModel
 
 #: ``fast``: keyword search alone, no model call. ``precise``: keyword and vector search fused,
 #: over a larger pool, then reranked. See docs/retrieval.md.
@@ -33,6 +36,34 @@ class SearchFilter(BaseModel):
     period_end: str | None = None
     #: Only cards in this language (ISO 639-1); ``answer.language`` decides when to prefer it.
     language: str | None = None
+
+
+class IndexEmbedderMismatch(ApiError):
+    """The index's vectors were built by another embedding model than the one configured:
+    searching or writing would mix two models' vectors, whose cosines mean nothing."""
+
+    def __init__(self, built_by: EmbeddingModel, configured: EmbeddingModel) -> None:
+        super().__init__(
+            503,
+            "index.embedder_mismatch",
+            f"The index was built with {built_by.name} ({built_by.dimension} dimensions), but "
+            f"this service embeds with {configured.name} ({configured.dimension}): run "
+            "`groundwork reindex` to re-embed every card with the configured model.",
+        )
+        self.built_by = built_by
+        self.configured = configured
+
+
+class IndexReindexing(ApiError):
+    """``groundwork reindex`` is writing the index anew: until it ends, it is incomplete."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            503,
+            "index.reindexing",
+            "The index is being rebuilt with another embedding model (`groundwork reindex`); "
+            "retry when it has finished.",
+        )
 
 
 class Retriever(ABC):
@@ -73,6 +104,12 @@ class Retriever(ABC):
     @abstractmethod
     def count(self, collection: str | None = None) -> int:
         """How many cards the index holds, in one collection or in all."""
+
+    def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
+        """Re-embed every card with the configured embedder and record it as the index's,
+        resumably: a run killed midway goes on where it stopped. Returns the cards embedded
+        (none for an index without vectors)."""
+        return 0
 
 
 def day(value: str, *, end: bool = False) -> str:

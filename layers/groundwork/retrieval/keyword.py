@@ -1,7 +1,8 @@
 """An on-disk BM25 keyword index: SQLite FTS5, part of Python, nothing to install.
 
-The same file holds each card's vector (``card_vectors``) when the hybrid index writes it, so
-a card, its words and its vector are added and removed in one transaction.
+The same file holds each card's vector and its sentences' vectors (``card_vectors``) when the
+hybrid index writes them, so a card, its words and its vectors are added and removed in one
+transaction.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import sqlite3
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
@@ -44,7 +46,8 @@ CREATE TABLE IF NOT EXISTS card_tags (
 CREATE INDEX IF NOT EXISTS card_tags_tag ON card_tags(tag, card_rowid);
 CREATE TABLE IF NOT EXISTS card_vectors (
     card_rowid INTEGER PRIMARY KEY REFERENCES cards(rowid) ON DELETE CASCADE,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    sentences BLOB
 );
 """
 # ``scope`` holds one token per collection, source and tag of the card, so that those filters
@@ -66,6 +69,15 @@ _COMMON_SHARE = 0.02
 _COMMON_MIN = 1_000
 
 
+@dataclass(frozen=True)
+class CardVectors:
+    """What the hybrid index writes beside cards: one vector per card, and per card its
+    sentences' vectors (``retrieval.sentence_vectors``)."""
+
+    vectors: npt.NDArray[np.float32]
+    sentences: list[bytes]
+
+
 class KeywordIndex(Retriever):
     """BM25 over text, heading and title; filters are SQL conditions of the same query."""
 
@@ -81,6 +93,10 @@ class KeywordIndex(Retriever):
                 self._db.execute(f"ALTER TABLE cards ADD COLUMN {column} TEXT")
         if "language" not in present:
             add_language_column(self._db)
+        if "sentences" not in {
+            row[1] for row in self._db.execute("PRAGMA table_info(card_vectors)")
+        }:
+            self._db.execute("ALTER TABLE card_vectors ADD COLUMN sentences BLOB")
         self._db.execute("CREATE INDEX IF NOT EXISTS cards_language ON cards(language)")
         self._create_fts()
         self._lock = threading.Lock()
@@ -117,13 +133,11 @@ class KeywordIndex(Retriever):
         if progress:
             progress(len(cards))
 
-    def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
+    def _write(self, cards: Sequence[Card], vectors: CardVectors | None) -> None:
         with self._transaction():
             self._insert(cards, vectors)
 
-    def _swap(
-        self, source_id: str, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None
-    ) -> None:
+    def _swap(self, source_id: str, cards: Sequence[Card], vectors: CardVectors | None) -> None:
         """The source's cards replaced by ``cards`` in one transaction: readers see the old
         version or the new one, and a crash rolls back to the old."""
         if any(card.source_id != source_id for card in cards):
@@ -132,7 +146,7 @@ class KeywordIndex(Retriever):
             self._delete_where("source_id = ?", (source_id,))
             self._insert(cards, vectors)
 
-    def _insert(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
+    def _insert(self, cards: Sequence[Card], vectors: CardVectors | None) -> None:
         """Write cards (and their vectors), inside the caller's transaction."""
         for i, card in enumerate(cards):
             self._delete_where("id = ?", (card.id,))
@@ -154,8 +168,8 @@ class KeywordIndex(Retriever):
             )
             if vectors is not None:
                 self._db.execute(
-                    "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
-                    (rowid, vectors[i].astype("<f4").tobytes()),
+                    "INSERT INTO card_vectors (card_rowid, vector, sentences) VALUES (?, ?, ?)",
+                    (rowid, vectors.vectors[i].astype("<f4").tobytes(), vectors.sentences[i]),
                 )
 
     def delete_source(self, source_id: str) -> int:
@@ -238,21 +252,28 @@ class KeywordIndex(Retriever):
         kept = [t for t in terms if self._frequencies[t] <= common]
         return kept or [min(terms, key=self._frequencies.__getitem__)]
 
-    def hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
-        """The cards of ``(rowid, score)`` pairs, in the same order."""
+    def hits(self, ranked: Sequence[tuple[int, float]], *, sentences: bool = False) -> list[Hit]:
+        """The cards of ``(rowid, score)`` pairs, in the same order; with ``sentences``, the
+        vectors of their sentences as stored."""
         if not ranked:
             return []
         marks = ", ".join("?" * len(ranked))
+        stored = "v.sentences" if sentences else "NULL"
         with self._lock:
             rows = self._db.execute(
-                f"SELECT rowid, payload FROM cards WHERE rowid IN ({marks})",
+                f"SELECT c.rowid, c.payload, {stored} FROM cards c "
+                f"LEFT JOIN card_vectors v ON v.card_rowid = c.rowid WHERE c.rowid IN ({marks})",
                 [rowid for rowid, _ in ranked],
             ).fetchall()
-        payloads = dict(rows)
+        found = {rowid: (payload, blob) for rowid, payload, blob in rows}
         return [
-            Hit(card=Card.model_validate(json.loads(payloads[rowid])), score=score)
+            Hit(
+                card=Card.model_validate(json.loads(found[rowid][0])),
+                score=score,
+                sentence_vectors=found[rowid][1],
+            )
             for rowid, score in ranked
-            if rowid in payloads
+            if rowid in found
         ]
 
     def count(self, collection: str | None = None) -> int:
