@@ -49,7 +49,7 @@ from bench.fit_answerability import Memo
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Embedder
-from groundwork.embeddings.e5 import E5Embedder
+from groundwork.embeddings.factory import bare_embedder
 from groundwork.generation.base import Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
@@ -97,14 +97,6 @@ def load_questions(path: Path) -> list[dict[str, Any]]:
 def cached(cache: Path | None, name: str) -> Path | None:
     """One cache file per embedder: a file holds one model's vectors."""
     return cache.with_suffix(f".{name}.npz") if cache else None
-
-
-def embedder_of(name: str) -> Embedder:
-    if name == "minilm":
-        from groundwork.embeddings.minilm import MiniLMEmbedder
-
-        return MiniLMEmbedder()
-    return E5Embedder()
 
 
 @contextmanager
@@ -168,7 +160,7 @@ def retrieval(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None
     print(header)
     print("|---" * (3 + 1 + len(args.languages)) + "|")
     for name in args.embedders:
-        memo = Memo(embedder_of(name), cached(args.cache, name))
+        memo = Memo(bare_embedder(name), cached(args.cache, name))
         for backend_name in args.backends:
             with backend(backend_name, memo) as retriever:
                 corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
@@ -213,7 +205,7 @@ def cited_cards(finish: Finish, cards: dict[str, Card]) -> list[Card]:
 
 
 def answers(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
-    memo = Memo(E5Embedder(), cached(args.cache, "e5"))
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
     with backend("embedded", memo) as retriever:
         corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
         for cards, _ in corpora.values():
@@ -249,7 +241,7 @@ def answers(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
 
 
 def language_preference(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
-    memo = Memo(E5Embedder(), cached(args.cache, "e5"))
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
     with backend("embedded", memo) as retriever:
         english, _ = guide_cards(args.guide, "en")
         german, gold = guide_cards(args.guide, "de")

@@ -128,7 +128,7 @@ def measure(size: int) -> dict[str, float]:
 
 def model_throughput(kind: str, sample: int = 100) -> tuple[float, float]:
     """Passages per second: the passage's vector alone, and with its sentences' vectors."""
-    from bench.multilingual import embedder_of
+    from groundwork.embeddings.factory import bare_embedder
     from groundwork.retrieval.sentence_vectors import embed_sentences
 
     rng = np.random.default_rng(1)
@@ -137,7 +137,7 @@ def model_throughput(kind: str, sample: int = 100) -> tuple[float, float]:
         Card(id=f"m{i}", collection="c", source_id="s", text=passage(rng, pool), url="u")
         for i in range(sample)
     ]
-    embedder = embedder_of(kind)  # without the memory: every text through the model
+    embedder = bare_embedder(kind)  # without the memory: every text through the model
     embedder.embed([card.text for card in cards[:8]], role="passage")
     started = time.perf_counter()
     embedder.embed([card.text for card in cards], role="passage")

@@ -28,19 +28,24 @@ def get_lazy_embedder(settings: Settings | None = None) -> Embedder:
     return LazyEmbedder(lambda: _embedder(settings.embeddings), embedding_model(settings))
 
 
+def bare_embedder(kind: str) -> Embedder:
+    """A new embedder of ``kind``, remembering nothing (benchmarks time the model itself)."""
+    match kind:
+        case "e5":
+            from groundwork.embeddings.e5 import E5Embedder
+
+            return E5Embedder()
+        case "minilm":
+            from groundwork.embeddings.minilm import MiniLMEmbedder
+
+            return MiniLMEmbedder()
+    raise ValueError(f"unknown embeddings {kind!r}")
+
+
 # Keyed by the model alone: settings that differ elsewhere (another data directory) share
 # one loaded model.
 @lru_cache(maxsize=4)
 def _embedder(kind: str) -> Embedder:
     from groundwork.embeddings.memory import RememberingEmbedder
 
-    match kind:
-        case "e5":
-            from groundwork.embeddings.e5 import E5Embedder
-
-            return RememberingEmbedder(E5Embedder())
-        case "minilm":
-            from groundwork.embeddings.minilm import MiniLMEmbedder
-
-            return RememberingEmbedder(MiniLMEmbedder())
-    raise ValueError(f"unknown embeddings {kind!r}")
+    return RememberingEmbedder(bare_embedder(kind))

@@ -83,11 +83,14 @@ class EmbeddedIndex(KeywordIndex):
             for statement in _META.split(";"):
                 if statement.strip():
                     self._db.execute(statement)
-            if self._recorded("embedding_model") is None:
+            has_vectors = self._db.execute("SELECT 1 FROM card_vectors LIMIT 1").fetchone()
+            if not has_vectors:
+                # Nothing to mix: a file without vectors takes the configured model.
+                self._record("embedding_model", embedder.model)
+            elif self._recorded("embedding_model") is None:
                 # Vectors written before the file recorded their model were MiniLM's, the
-                # only model there was; a file without vectors takes the configured one.
-                has_vectors = self._db.execute("SELECT 1 FROM card_vectors LIMIT 1").fetchone()
-                self._record("embedding_model", MINILM if has_vectors else embedder.model)
+                # only model there was.
+                self._record("embedding_model", MINILM)
         if self.built_by() == embedder.model:
             self._backfill()
 
