@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, BackendUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 #: ``fast``: keyword search alone, no model call. ``precise``: keyword and vector search fused,
 #: over a larger pool, then reranked. See docs/retrieval.md.
 Quality = Literal["fast", "precise"]
+
+
+class RetrievalUnavailable(BackendUnavailable):
+    """The index did not answer within its budget (a dead or hung OpenSearch, the index file
+    on a full disk), or its circuit is open: 503 ``retrieval.unavailable``."""
+
+    code = "retrieval.unavailable"
+    what = "The passage index"
 
 
 class SearchFilter(BaseModel):
@@ -104,6 +112,11 @@ class Retriever(ABC):
     @abstractmethod
     def count(self, collection: str | None = None) -> int:
         """How many cards the index holds, in one collection or in all."""
+
+    @abstractmethod
+    def source_cards(self, collection: str) -> dict[str, int]:
+        """How many cards the index holds for each source of ``collection`` (sources without
+        any are absent): what ingest checks a source's record against."""
 
     def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
         """Re-embed every card with the configured embedder and record it as the index's,

@@ -24,7 +24,7 @@ from groundwork.domain.cards import Card
 from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
 from groundwork.retrieval.base import IndexEmbedderMismatch
-from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql
+from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
 from groundwork.retrieval.rerank import coverage
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
@@ -159,6 +159,10 @@ class EmbeddedIndex(KeywordIndex):
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:
+        with reported():
+            return self._search(query, where, k, quality)
+
+    def _search(self, query: str, where: SearchFilter, k: int, quality: Quality) -> list[Hit]:
         self._check()
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)
