@@ -23,7 +23,6 @@ from tqdm import tqdm
 
 from bench.fit_answerability import Memo, auroc, fit, predict, threshold_for
 from bench.real_questions import Corpus, corpora, ingest
-from groundwork.evaluation.questions import EvalQuestion
 from groundwork.answer.confidence import features as confidence_features
 from groundwork.answer.language import search_in_language
 from groundwork.answer.metadata import metadata_answer
@@ -39,13 +38,13 @@ from groundwork.answer.relevance import (
 from groundwork.domain.cards import Card
 from groundwork.embeddings.factory import get_embedder
 from groundwork.evaluation.judge import first_sentence, holds_answer, same_source, under_section
+from groundwork.evaluation.questions import EvalQuestion
 from groundwork.evaluation.summary import CURVE
 from groundwork.generation.extractive import quoted
 from groundwork.retrieval.base import Quality, SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 from groundwork.storage.factory import get_storage
-
 
 #: Questions of the next corpus asked of each corpus (none of them is answered there): they
 #: teach the confidence that an answer to a question on another topic answers nothing.
@@ -403,8 +402,10 @@ def print_tables(judged: list[Judged]) -> None:
     names = sorted({j.question.corpus for j in judged})
     for quality in ("fast", "precise"):
         print(f"### {quality}, each corpus held out\n")
-        print("| corpus | questions | first sentence answers | right source first | absent "
-              "refused | false refusals | confidence AUROC | another corpus's refused |")  # fmt: skip
+        print(
+            "| corpus | questions | first sentence answers | right source first | absent refused"
+            " | false refusals | confidence AUROC | another corpus's refused |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for name in [*names, "overall"]:
             asked = [

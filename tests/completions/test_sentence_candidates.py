@@ -30,7 +30,7 @@ class Recording(Embedder):
         return self.inner.embed(texts)
 
 
-def test_given_five_long_passages_when_gathered_then_whole_passages_within_budget_are_embedded() -> (
+def test_given_five_long_passages_when_gathered_then_whole_ones_within_budget_are_embedded() -> (
     None
 ):
     question = "When was the harbour lighthouse of Aldwick rebuilt?"
