@@ -111,6 +111,7 @@ class Remembering(Retriever):
     def __init__(self, inner: Retriever) -> None:
         self.inner = inner
         self.last: list[Card] = []
+        self.scores: list[float] = []
 
     def upsert(self, cards: Sequence[Card]) -> None:
         self.inner.upsert(cards)
@@ -132,6 +133,7 @@ class Remembering(Retriever):
     ) -> list[Hit]:
         hits = self.inner.search(query, where, k, quality=quality)
         self.last = [hit.card for hit in hits]
+        self.scores = [hit.score for hit in hits]
         return hits
 
     def count(self, collection: str | None = None) -> int:
@@ -299,7 +301,8 @@ def squad(
         text, finish, seconds = ask(service, question, where, options)
         first_token.append(seconds)
         passages = list(retriever.last)
-        evidence = gather(question, passages, embedder)  # as the service did: remembered
+        # as the service did: remembered
+        evidence = gather(question, passages, embedder, retriever.scores)
         recorded.append(
             question_record(row, asked_in, evidence, composer.select(evidence))
             | {"shipped_refused": text == NOT_FOUND}

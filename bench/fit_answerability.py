@@ -142,7 +142,8 @@ def asked(
         for row, asked_in in sample_questions(rows, per_article):
             where = SearchFilter(collections=[collection_of(asked_in)])
             hits = index.search(row["question"], where, k, quality=quality)
-            yield row, asked_in, gather(row["question"], [h.card for h in hits], memo)
+            passages, scores = [h.card for h in hits], [h.score for h in hits]
+            yield row, asked_in, gather(row["question"], passages, memo, scores)
 
 
 def question_record(
