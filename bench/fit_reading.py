@@ -2,9 +2,26 @@
 with each corpus held out in turn.
 
 Every corpus of ``bench/data/real`` is ingested (as ``bench.real_questions`` does) and each
-question searched once per retrieval quality; the passages found are recorded
+question searched once per retrieval quality, with 20 English questions of the next corpus
+asked of each corpus as questions nothing in it answers; the passages found are recorded
 (``--records``), so a refit reads them instead of searching again, and every text embedded is
-kept in ``--cache`` (an ``.npz``), so a refit embeds nothing it embedded before.
+kept in ``--cache`` (an ``.npz``), so a refit embeds nothing it embedded before. Each question
+is then read as :mod:`groundwork.answer.relevance` reads it, every unit embedded, and labelled
+with the judge of ``groundwork eval``: a unit answers when, quoted by the composer, the
+answer's first sentence holds an expected fragment.
+
+For each corpus in turn, on the other corpora's questions (both qualities): the passage weights
+(a conditional logit over each question's passages: does one of its units answer), the unit
+weights (a conditional logit over the units the service would embed and score), the confidence
+(a logistic model: does the first unit answer) and its threshold (refusing 9.5% of the
+answerable questions). The held-out corpus is answered with them. Printed: per quality and
+corpus, the first sentence answering, the right source cited first, absent questions refused,
+false refusals, the confidence's AUROC, another corpus's questions refused; the curves of false
+refusals against refused absent questions by threshold; and what ships, fitted on every
+corpus.
+
+    .venv/bin/python -m bench.fit_reading [--records FILE.jsonl] [--cache FILE.npz]
+        [--data-dir DIR]   # keep the indexes here and reuse them
 """
 
 from __future__ import annotations
