@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.answer.answer_type import expected, fits
@@ -195,7 +195,8 @@ class Reading:
     passage_features: list[tuple[float, ...]]
     unit_lexical: list[tuple[float, ...]]  # UNIT_FEATURES but the embedded and passage ones
     passage_coverage: float
-    rejected: list[str | None] = field(default_factory=list)
+    #: Per passage: the heading that marks its section as rejected, if one does.
+    rejected: list[str | None]
 
     def passage_scores(self, weights: Sequence[float] = PASSAGE_WEIGHTS) -> list[float]:
         return [_dot(weights, f) for f in self.passage_features]
