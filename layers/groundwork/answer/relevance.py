@@ -58,7 +58,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.167, 5.359, -1.581, 3.164, 2.735, 1.388, -0.022)
+PASSAGE_WEIGHTS = (-0.167, 5.340, -1.530, 3.207, 2.713, 1.583, -0.021)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -87,8 +87,8 @@ UNIT_FEATURES = (
     "top similarity",  # no embedded candidate of its passage is closer to the question
 )
 UNIT_WEIGHTS = (
-    6.101, 1.968, 0.469, 0.025, -0.230, 0.456, -0.312, 0.016, 0.251, -1.125, 3.088, 1.067,
-    -0.015, -0.900, -1.363, -0.004, 0.123, 0.194, 1.701, 0.103, -0.459, 0.246, 0.950, 0.107,
+    6.152, 1.983, 0.421, -0.026, -0.235, 0.489, -0.329, 0.072, 0.289, -1.127, 2.998, 1.187,
+    0.035, -0.922, -1.375, -0.004, 0.162, 0.196, 1.700, 0.105, -0.455, 0.238, 0.952, 0.102,
 )  # fmt: skip
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.

@@ -66,7 +66,8 @@ def units(text: str) -> list[Unit]:
 
 
 def _prose(unit: Unit | None) -> bool:
-    return unit is not None and unit.kind in ("sentence", "item")
+    """A sentence of a paragraph (not a list item, which a list's code does not follow from)."""
+    return unit is not None and unit.kind == "sentence"
 
 
 def _blocks(text: str) -> list[tuple[Kind, str]]:
