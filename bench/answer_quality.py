@@ -306,8 +306,12 @@ def squad(
         text, finish, seconds = ask(service, question, where, options)
         first_token.append(seconds)
         passages = list(retriever.last)
-        # As the service did, with the stored sentence vectors (the question is remembered).
-        evidence = gather(question, passages, embedder, known(retriever.hits, embedder.dimension))
+        # As the service did, with the retrieval scores and the stored sentence vectors (the
+        # question is remembered).
+        hits = retriever.hits
+        evidence = gather(
+            question, passages, embedder, [h.score for h in hits], known(hits, embedder.dimension)
+        )
         recorded.append(
             question_record(row, asked_in, evidence, composer.select(evidence))
             | {"shipped_refused": text == NOT_FOUND}

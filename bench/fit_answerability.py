@@ -34,16 +34,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from groundwork.answer import relevance
 from groundwork.answer.answerability import features
 from groundwork.answer.relevance import gather
+from groundwork.answer.units import embedded
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Embedder, Role
 from groundwork.embeddings.factory import get_embedder
 from groundwork.generation.extractive import ExtractiveComposer
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
-from groundwork.text.sentences import statements
 
 if TYPE_CHECKING:
     from groundwork.answer.relevance import Candidate, Evidence
@@ -139,7 +138,7 @@ def asked(
     cards = cards_of(rows)
     started = time.perf_counter()
     memo.embed([passage_text(c) for c in cards], role="passage")  # once, in large batches
-    memo.embed([s for c in cards for s in statements(c.text)], role="passage")
+    memo.embed([s for c in cards for s in embedded(c.text)], role="passage")
     memo.embed([row["question"] for row, _ in sample_questions(rows, per_article)], role="query")
     memo.save()
     elapsed = time.perf_counter() - started
@@ -150,7 +149,8 @@ def asked(
         for row, asked_in in sample_questions(rows, per_article):
             where = SearchFilter(collections=[collection_of(asked_in)])
             hits = index.search(row["question"], where, k, quality=quality)
-            yield row, asked_in, gather(row["question"], [h.card for h in hits], memo)
+            passages, scores = [h.card for h in hits], [h.score for h in hits]
+            yield row, asked_in, gather(row["question"], passages, memo, scores)
 
 
 def question_record(
@@ -179,10 +179,9 @@ def record(args: argparse.Namespace) -> list[dict[str, Any]]:
     ):
         answers = [a.lower() for a in row["answers"]]
         candidates = [
-            [c.similarity, c.coverage, c.passage, any(a in c.text.lower() for a in answers),
-             c.fits, c.position]
+            [c.similarity, c.coverage, c.passage, any(a in c.text.lower() for a in answers)]
             for c in evidence.candidates
-        ]  # fmt: skip
+        ]
         out.append(
             question_record(row, asked_in, evidence, composer.select(evidence))
             | {"candidates": candidates}
@@ -240,46 +239,6 @@ def auroc(scores: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> f
     return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-#: What the ranking search tries: keyword weights, answer-type penalties, candidate caps.
-WEIGHTS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6)
-PENALTIES = (0.0, 0.1, 0.2, 0.3, 0.4)
-CAPS = (8, 12, 16, 24, 1000)
-
-
-def ranking(rows: list[dict[str, Any]]) -> None:
-    """The sentence ranking's constants (``relevance.KEYWORD_WEIGHT``, ``TYPE_PENALTY``,
-    ``MAX_CANDIDATES``), chosen leaving one article out: for each article, the values that put
-    a gold sentence first most often on the other articles' answerable questions, and how often
-    they do on it. Needs features recorded with ``--max-candidates 1000`` (every sentence)."""
-    answerable = [r for r in rows if r["indexed"] and not r["impossible"] and r["candidates"]]
-    settings = [(w, t, cap) for w in WEIGHTS for t in PENALTIES for cap in CAPS]
-    hits = np.zeros((len(answerable), len(settings)), dtype=bool)
-    penalty = relevance.RANK_PENALTY
-    for i, row in enumerate(answerable):
-        sim, cov, passage, gold, fits, position = np.array(row["candidates"], dtype=float).T
-        embed_order = np.lexsort((position, passage, penalty * passage - cov))
-        for j, (w, t, cap) in enumerate(settings):
-            kept = embed_order[:cap]
-            score = sim[kept] + w * cov[kept] - penalty * passage[kept] - t * (1 - fits[kept])
-            best = kept[np.lexsort((position[kept], passage[kept], -score))[0]]
-            hits[i, j] = bool(gold[best])
-    articles = np.array([r["article"] for r in answerable])
-    held_out = np.zeros(len(answerable), dtype=bool)
-    for article in sorted(set(articles)):
-        test = articles == article
-        chosen = int(np.argmax(hits[~test].mean(axis=0)))
-        held_out[test] = hits[test, chosen]
-    overall = settings[int(np.argmax(hits.mean(axis=0)))]
-    shipped = settings.index((relevance.KEYWORD_WEIGHT, relevance.TYPE_PENALTY, 16))
-    print(f"gold sentence first, held out by article: {held_out.mean():.3f}; chosen on all "
-          f"articles: KEYWORD_WEIGHT={overall[0]}, TYPE_PENALTY={overall[1]}, "
-          f"MAX_CANDIDATES={overall[2]} ({hits[:, settings.index(overall)].mean():.3f}); "
-          f"the shipped values: {hits[:, shipped].mean():.3f}")  # fmt: skip
-    for cap in CAPS:
-        best = max(hits[:, j].mean() for j, s in enumerate(settings) if s[2] == cap)
-        print(f"  at most {cap} candidates: best {best:.3f}")
-
-
 def coverage_lines(x: npt.NDArray[np.float64]) -> None:
     """Least-squares lines of the best sentence's and best passage's keyword coverage on the
     best sentence's similarity (``answerability.SENTENCE_COVERAGE``, ``PASSAGE_COVERAGE``)."""
@@ -298,17 +257,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--features", type=Path, default=None)
     parser.add_argument("--cache", type=Path, default=None, help="keep the embeddings here")
-    parser.add_argument(
-        "--ranking", action="store_true", help="choose the sentence ranking's constants too"
-    )
-    parser.add_argument(
-        "--max-candidates",
-        type=int,
-        default=relevance.MAX_CANDIDATES,
-        help="sentences scored per question (default: the shipped cap)",
-    )
     args = parser.parse_args()
-    relevance.MAX_CANDIDATES = args.max_candidates
 
     if args.features and args.features.exists():
         rows = [json.loads(line) for line in args.features.read_text().splitlines()]
@@ -370,9 +319,6 @@ def main() -> None:
     print(f"COEFFICIENTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(f"THRESHOLD = {cut:.3f}")
     coverage_lines(x)
-    if args.ranking:
-        print()
-        ranking(rows)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ test sets (github.com/Helsinki-NLP/Tatoeba-Challenge, ``data/test/eng-por/test.t
 
     .venv/bin/python -m bench.language_id [--questions DIR]
 
-``--questions`` defaults to ``../shared/data/eval/langid-questions``.
+``--questions`` defaults to ``bench/data/langid-questions`` (with its source).
 
 With py3langid installed (``pip install py3langid``), the detector used before is measured
 beside it, under the same rule.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from groundwork.chat.language import LANGUAGES, detect_language
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "langid-questions"
+QUESTIONS = Path(__file__).resolve().parent / "data" / "langid-questions"
 
 
 def py3langid() -> Callable[[str], str | None] | None:

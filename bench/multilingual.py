@@ -25,8 +25,8 @@ Parts (``--parts``):
         [--backends embedded,opensearch] [--parts retrieval,answers,language]
         [--languages de,es,...] [--cache FILE.npz]   # keep the embeddings for the next run
 
-``--guide`` is the checkout's ``_articles`` folder (``git clone`` of the repository above;
-default ``../shared/data/corpora/opensource.guide/_articles``). OpenSearch needs
+``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
+eleven languages kept in ``bench/data/opensource-guide``, with their licence and source). OpenSearch needs
 ``GROUNDWORK_OPENSEARCH_URL`` (``eval "$(scripts/services.sh up)"``).
 """
 
@@ -57,7 +57,7 @@ from groundwork.retrieval.base import Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 
 REPO = Path(__file__).resolve().parents[1]
-GUIDE = REPO.parent / "shared" / "data" / "corpora" / "opensource.guide" / "_articles"
+GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
 QUESTIONS = REPO / "bench" / "data" / "guide_questions.jsonl"
 ARTICLES = """starting-a-project building-community code-of-conduct finding-users
 leadership-and-governance legal maintaining-balance-for-open-source-maintainers

@@ -57,6 +57,9 @@ logger = logging.getLogger(__name__)
 
 #: Credits a generated answer costs, by quality; an answer from the cache costs none.
 CREDITS = {"fast": 1, "precise": 2}
+#: What the answer pipeline measured about an answer, kept with the turn and in the cache and
+#: sent in ``done`` (null for an answer saved before it was measured).
+MEASURES = ("answerability", "confidence", "refusal_reason")
 
 
 @dataclass(frozen=True)
@@ -158,11 +161,11 @@ class Generation(ChatRun):
                 citations = _citations(plan.cached.get("citations"))
                 support = _number(plan.cached.get("support_score"))
                 language = plan.cached.get("language")
-                answerability = _number(plan.cached.get("answerability"))
+                measures = {key: plan.cached.get(key) for key in MEASURES}
                 yield Token(text)
             else:
                 text, citations, support, language = "", [], None, None
-                answerability = None
+                measures = {}
                 stream = self.service.answerer.stream(
                     plan.question,
                     plan.history,
@@ -178,14 +181,18 @@ class Generation(ChatRun):
                         if isinstance(event, Finish):
                             citations, support = event.citations, event.support_score
                             language = event.language
-                            answerability = event.answerability
+                            measures = {
+                                "answerability": event.answerability,
+                                "confidence": event.confidence,
+                                "refusal_reason": event.refusal_reason,
+                            }
                         elif event.text:
                             text += event.text
                             yield Token(event.text)
                 finally:
                     stream.close()
             written = language if isinstance(language, str) else None
-            payload = self.service.store(plan, text, citations, support, written, answerability)
+            payload = self.service.store(plan, text, citations, support, written, measures)
             finished = True
             yield Done(payload)
         finally:
@@ -525,9 +532,10 @@ class ChatService:
         citations: list[Citation],
         support: float | None,
         language: str | None = None,
-        answerability: float | None = None,
+        measures: dict[str, JsonValue] | None = None,
     ) -> dict[str, JsonValue]:
-        """Write the turn (and complete the request) in one transaction; the done payload."""
+        """Write the turn (and complete the request) in one transaction; the done payload.
+        ``measures`` are the answer's :data:`MEASURES` (none for an answer not measured)."""
         body, conversations = plan.body, self.stores.conversations
         try:
             conversation = plan.conversation or self._create_conversation(plan)
@@ -548,7 +556,7 @@ class ChatService:
                     "requested_language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
-                    "answerability": answerability,
+                    **{key: _measure(key, (measures or {}).get(key)) for key in MEASURES},
                 },
                 created=int(time.time()),
             )
@@ -598,7 +606,7 @@ class ChatService:
                     "citations": payload["citations"],
                     "support_score": payload["support_score"],
                     "language": payload["language"],
-                    "answerability": payload["answerability"],
+                    **{key: payload[key] for key in MEASURES},
                 }
                 self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
             explicit = "quality" in plan.body.model_fields_set
@@ -628,7 +636,7 @@ def _done_payload(
         "text": record.answer,
         "citations": citations,
         "support_score": record.support,
-        "answerability": record.details.get("answerability"),
+        **{key: record.details.get(key) for key in MEASURES},
         "cached": record.cached,
         "language": language,
         "requested_language": plan.language,
@@ -648,6 +656,13 @@ def _citations(value: JsonValue) -> list[Citation]:
 
 def _number(value: JsonValue) -> float | None:
     return float(value) if isinstance(value, int | float) else None
+
+
+def _measure(key: str, value: JsonValue) -> JsonValue:
+    """A measure as stored: a number, or the refusal's reason code."""
+    if key == "refusal_reason":
+        return value if isinstance(value, str) else None
+    return _number(value)
 
 
 def _superseded() -> ApiError:

@@ -144,7 +144,7 @@ class Evaluation:
                 question=question,
                 answer=text,
                 refused=refused,
-                confidence=event.answerability,
+                confidence=event.confidence,
                 first_sentence=opening,
                 answers=(
                     not refused and holds_answer(opening, question.answers)

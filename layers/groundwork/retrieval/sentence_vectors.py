@@ -2,8 +2,9 @@
 
 An answer ranks its passages' sentences by their similarity with the question: with the
 sentences' vectors stored beside the card, answering embeds the question alone (the model is
-most of the time to an answer's first token). Each sentence that may answer a question
-(:func:`groundwork.text.sentences.statements`) is kept as a CRC-32 of its text, a scale and
+most of the time to an answer's first token). Each unit an answer reads by its vector
+(:func:`groundwork.answer.units.embedded`: sentences, list items, table rows) is kept as a
+CRC-32 of its text, a scale and
 its vector in int8 (``dimension + 8`` bytes; a cosine moves by less than 0.002): a sentence
 is found by its text, so passages split differently later only miss the vectors they lack,
 which are then embedded.
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from groundwork.text.sentences import statements
+from groundwork.answer.units import embedded
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -36,7 +37,7 @@ def key(sentence: str) -> int:
 
 def embed_sentences(cards: Sequence[Card], embedder: Embedder) -> list[bytes]:
     """Each card's sentences embedded (as passages, in one call) and encoded."""
-    per_card = [statements(card.text) for card in cards]
+    per_card = [embedded(card.text) for card in cards]
     flat = [s for sentences in per_card for s in sentences]
     vectors = embedder.embed(flat, role="passage") if flat else None
     blobs, start = [], 0

@@ -130,27 +130,3 @@ def _abbreviated(text: str, stop: int) -> bool:
     before = text[max(0, stop - 12) : stop].rsplit(None, 1)
     word = before[-1].lstrip(_OPENERS) if before else ""
     return word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())
-
-
-_FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
-
-
-def prose(text: str) -> list[str]:
-    """The passage's sentences on one line each; code blocks and fragments are not prose.
-
-    A sentence ending in a colon only introduces what follows it (a list, a command): alone it
-    says nothing, and it would run into the next sentence of the answer.
-    """
-    stripped = _FENCED.sub("\n\n", text)
-    sentences = (" ".join(span.text.split()) for span in split_sentences(stripped))
-    return [s for s in sentences if len(s.split()) >= 3 and not s.endswith(":")]
-
-
-def statements(text: str) -> list[str]:
-    """The prose sentences that may answer a question: those that do not ask one."""
-    return [s for s in prose(text) if not asks(s)]
-
-
-def asks(sentence: str) -> bool:
-    """The sentence is a question (a question in a text is not its answer)."""
-    return sentence.rstrip("\"'”’)").endswith("?")

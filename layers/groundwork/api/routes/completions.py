@@ -46,8 +46,8 @@ router = APIRouter(prefix="/v1", tags=["chat completions"])
 
 _STREAM_DOC = (
     "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
-    "chunk (empty `delta`, `finish_reason`) carries `citations`, `support_score` and "
-    "`answerability`."
+    "chunk (empty `delta`, `finish_reason`) carries `citations`, `support_score`, "
+    "`answerability`, `confidence` and `refusal_reason`."
 )
 
 
@@ -112,6 +112,8 @@ async def create_chat_completion(
             language=answer.language,
             requested_language=options.language,
             answerability=answer.answerability,
+            confidence=answer.confidence,
+            refusal_reason=answer.refusal_reason,
         )
     events = service.stream(turns, where, options)
     # The first event is awaited a while before the response starts, so that a bad request or
@@ -166,6 +168,8 @@ async def _sse(
                         "language": event.language,
                         "requested_language": requested_language,
                         "answerability": event.answerability,
+                        "confidence": event.confidence,
+                        "refusal_reason": event.refusal_reason,
                     }
                 )
                 if prompt_tokens is not None:
