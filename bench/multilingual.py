@@ -26,8 +26,9 @@ Parts (``--parts``):
         [--languages de,es,...] [--cache FILE.npz]   # keep the embeddings for the next run
 
 ``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
-eleven languages kept in ``bench/data/opensource-guide``, with their licence and source). OpenSearch needs
-``GROUNDWORK_OPENSEARCH_URL`` (``eval "$(scripts/services.sh up)"``).
+eleven languages kept in ``bench/data/opensource-guide``, with their licence and source).
+OpenSearch needs ``GROUNDWORK_OPENSEARCH_URL``
+(``eval "$(scripts/services.sh up)"``).
 """
 
 from __future__ import annotations
