@@ -9,7 +9,7 @@ import pytest
 
 from groundwork.answer.language import search_in_language
 from groundwork.retrieval import opensearch
-from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.base import Restriction, SearchFilter
 from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex, mapping
 from tests.conftest import REPO
 from tests.retrieval.conftest import HashingEmbedder, card
@@ -428,3 +428,48 @@ def test_given_precise_when_the_language_probe_finds_cards_then_hybrid_keeps_it(
     _, knn = hybrid["body"]["query"]["hybrid"]["queries"]
     assert {"term": {"language": "de"}} in knn["knn"]["embedding"]["filter"]["bool"]["filter"]
     assert hybrid["params"] == {"search_pipeline": "groundwork-hybrid"}
+
+
+def test_given_a_restricted_collection_when_searching_then_both_sides_keep_hidden_cards_out() -> (
+    None
+):
+    client = RecordingClient()
+    where = SearchFilter(
+        collections=["c", "wiki"],
+        restricted={"c": Restriction(tags=["public"], source_ids=["s9"])},
+    )
+
+    adapter(client).search("merger", where, 5)
+
+    restricted = {
+        "bool": {
+            "should": [
+                {"bool": {"must_not": [{"terms": {"collection": ["c"]}}]}},
+                {"bool": {"filter": [{"term": {"collection": "c"}}],
+                          "should": [{"terms": {"tags": ["public"]}},
+                                     {"terms": {"source_id": ["s9"]}}],
+                          "minimum_should_match": 1}},
+            ],
+            "minimum_should_match": 1,
+        }
+    }  # fmt: skip
+    keyword, knn = client.calls[0][1]["body"]["query"]["hybrid"]["queries"]
+    assert keyword["bool"]["filter"] == [{"terms": {"collection": ["c", "wiki"]}}, restricted]
+    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"] == keyword["bool"]["filter"]
+
+
+def test_given_a_filter_when_counting_sources_then_one_aggregation_under_it_is_sent() -> None:
+    client = RecordingClient(
+        {"search": [{"aggregations": {"sources": {"buckets": [{"key": "s1", "doc_count": 3}]}}}]}
+    )
+
+    counts = adapter(client).source_counts(SearchFilter(collections=["c"], tags=["t"]))
+
+    assert counts == {"s1": 3}
+    assert client.calls[0][1]["body"] == {
+        "size": 0,
+        "query": {
+            "bool": {"filter": [{"terms": {"collection": ["c"]}}, {"terms": {"tags": ["t"]}}]}
+        },
+        "aggs": {"sources": {"terms": {"field": "source_id", "size": opensearch.MAX_SOURCES}}},
+    }

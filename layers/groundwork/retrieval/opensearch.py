@@ -44,6 +44,8 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_ATTEMPTS = 5
 #: The largest ``_bulk`` body sent: half the 10 MiB request limit of the smallest domains.
 MAX_BULK_BYTES = 5 * 1024 * 1024
+#: Sources counted per request (``source_counts``): a listing of one collection's sources.
+MAX_SOURCES = 10_000
 #: faiss: production (the only engine of Serverless vector collections); lucene: pure Java,
 #: for nodes without the faiss native libraries (the local node of scripts/services.sh).
 KnnEngine = Literal["faiss", "lucene"]
@@ -283,6 +285,18 @@ class OpenSearchIndex(Retriever):
         response = self._read(self._client.count, index=self._index, body={"query": query})
         return 0 if response is None else int(response["count"])
 
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        body = {
+            "size": 0,
+            "query": {"bool": {"filter": filter_clauses(where)}},
+            "aggs": {"sources": {"terms": {"field": "source_id", "size": MAX_SOURCES}}},
+        }
+        response = self._read(self._client.search, index=self._index, body=body)
+        if response is None:
+            return {}
+        buckets = response["aggregations"]["sources"]["buckets"]
+        return {bucket["key"]: int(bucket["doc_count"]) for bucket in buckets}
+
     def _read(self, method: Callable[..., Any], **kwargs: Any) -> Any:
         """A read; ``None`` when nothing was written yet (no index, and so no pipeline)."""
         from opensearchpy.exceptions import NotFoundError, RequestError
@@ -433,6 +447,8 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
             clauses.append({"terms": {field: values}})
     if where.language is not None:
         clauses.append({"term": {"language": where.language}})
+    if where.restricted:
+        clauses.append(_restricted_clause(where))
     for field, bound, value in (
         ("period_start", "lte", day(where.period_end, end=True) if where.period_end else None),
         ("period_end", "gte", day(where.period_start) if where.period_start else None),
@@ -450,6 +466,29 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
                 }
             )
     return clauses
+
+
+def _restricted_clause(where: SearchFilter) -> dict[str, Any]:
+    """A card of an unrestricted collection, or one its collection's restriction allows."""
+    alternatives: list[dict[str, Any]] = [
+        {"bool": {"must_not": [{"terms": {"collection": list(where.restricted)}}]}}
+    ]
+    for name, restriction in where.restricted.items():
+        allowed = [
+            {"terms": {field: values}}
+            for field, values in (("tags", restriction.tags), ("source_id", restriction.source_ids))
+            if values
+        ]
+        alternatives.append(
+            {
+                "bool": {
+                    "filter": [{"term": {"collection": name}}],
+                    "should": allowed,
+                    "minimum_should_match": 1,
+                }
+            }
+        )
+    return {"bool": {"should": alternatives, "minimum_should_match": 1}}
 
 
 def connect(url: str, *, region: str | None, service: str | None) -> Any:
