@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.answer.question import check_length
+from groundwork.auth.access import Access, restriction_fingerprint
 from groundwork.chat.answering import Finish
 from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
@@ -252,8 +253,9 @@ class ChatService:
         """Check and scope the request; nothing is claimed or written yet."""
         check_length(body.question(), self.config.question_max_chars)
         try:
+            access = Access.of(self.stores.accounts, user.id)
             conversation = self.conversation_of(user, body.conversation_id)
-            history = self._history(body, conversation)
+            history = self._history(body, conversation, access)
             scope, save = effective_scope(
                 body.scope,
                 sent="scope" in body.model_fields_set,
@@ -263,7 +265,7 @@ class ChatService:
                 self.stores.accounts,
                 self.storage,
                 self.answerer.retriever,
-                set(self.stores.accounts.visible_collections(user.id)),
+                access,
                 collection=body.collection,
                 scope=scope,
                 tags=body.tags,
@@ -362,7 +364,9 @@ class ChatService:
             )
         return conversation
 
-    def _history(self, body: ChatRequest, conversation: ConversationRecord | None) -> History:
+    def _history(
+        self, body: ChatRequest, conversation: ConversationRecord | None, access: Access
+    ) -> History:
         conversations = self.stores.conversations
         if body.version_of is not None:
             if body.conversation_id is None:
@@ -385,9 +389,11 @@ class ChatService:
                     param="version_of",
                 )
             # A new version follows what the old one followed.
-            return stored_history(conversations.branch(target.conversation_id, target.id)[:-1])
+            branch = conversations.branch(target.conversation_id, target.id)[:-1]
+            return stored_history(branch, access)
         if conversation is not None and conversation.questions:
-            return stored_history([turn.selected for turn in conversations.feed(conversation.id)])
+            selected = [turn.selected for turn in conversations.feed(conversation.id)]
+            return stored_history(selected, access)
         return message_history(body.messages)
 
     @staticmethod
@@ -404,7 +410,7 @@ class ChatService:
         Replay) when its answer is saved, (False, None) while another request answers it."""
         body = pending.body
         assert body.request_id is not None
-        digest = _payload_hash(body)
+        digest = _payload_hash(body, pending.where)
         claim = self.stores.idempotency.claim(
             pending.user.id,
             body.request_id,
@@ -631,9 +637,14 @@ def _done_payload(
     return payload
 
 
-def _payload_hash(body: ChatRequest) -> str:
-    """What makes a retry the same question: its text, conversation and version."""
+def _payload_hash(body: ChatRequest, where: SearchFilter) -> str:
+    """What makes a retry the same question: its text, conversation and version, and for a
+    user who sees part of a collection, that part: once a grant changed, the saved answer may
+    quote what the user no longer sees, and is not sent again."""
     basis = f"{body.question()}\x00{body.conversation_id or ''}\x00{body.version_of or ''}"
+    visible = restriction_fingerprint(where)
+    if visible is not None:
+        basis += f"\x00{visible}"
     return hashlib.sha256(basis.encode()).hexdigest()
 
 
