@@ -100,6 +100,10 @@ def stack(
         replicas=0,
         refresh=True,
     )
+    writer.ensure()
+    # A write waits for the next refresh (``refresh=wait_for``): a short interval keeps the
+    # world's many small writes from waiting a second each.
+    client.indices.put_settings(index=name, body={"index": {"refresh_interval": "50ms"}})
     try:
         yield Stack(request.param, settings, writer)
     finally:

@@ -7,12 +7,12 @@ same commands administer the embedded SQLite file and a DynamoDB table.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable
 
     from groundwork.storage.records import GrantRecord
@@ -57,11 +57,17 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     grant.add_argument("user_id")
     grant.add_argument("collection")
     grant.add_argument(
-        "--tags", nargs="+", default=[], metavar="TAG", help="only the cards with one of these tags"
+        "--tags",
+        nargs="+",
+        type=_word,
+        default=[],
+        metavar="TAG",
+        help="only the cards with one of these tags",
     )
     grant.add_argument(
         "--sources",
         nargs="+",
+        type=_word,
         default=[],
         metavar="ID",
         help="only the cards of these sources (ids as `GET /v1/collections` lists them)",
@@ -84,6 +90,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     quota.add_argument("--questions", type=int, help="questions left")
     quota.add_argument("--credits", type=int, help="credits left (fast: 1, precise: 2)")
     quota.set_defaults(run=_run(_set_quota))
+
+
+def _word(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty name")
+    return value.strip()
 
 
 def _run(
@@ -151,13 +163,12 @@ def _grant(stores: Stores, args: argparse.Namespace) -> str:
     accounts, name = stores.accounts, args.collection
     if accounts.get_user(args.user_id) is None:
         raise NotFound(f"user {args.user_id} (create it with `groundwork admin create-user`)")
-    if accounts.get_collection(name) is None:
-        if get_retriever(get_settings()).count(name) == 0:
-            raise NotFound(
-                f"collection {name}: nothing is ingested into it and it is not registered "
-                "(`groundwork ingest` or `groundwork admin create-collection`)"
-            )
-        accounts.create_collection(name)
+    registered = accounts.get_collection(name) is not None
+    if not registered and get_retriever(get_settings()).count(name) == 0:
+        raise NotFound(
+            f"collection {name}: nothing is ingested into it and it is not registered "
+            "(`groundwork ingest` or `groundwork admin create-collection`)"
+        )
     if args.sources:
         from groundwork.storage.factory import get_storage
 
@@ -166,6 +177,8 @@ def _grant(stores: Stores, args: argparse.Namespace) -> str:
             source = storage.get_source(source_id)
             if source is None or source.collection != name:
                 raise NotFound(f"source {source_id} in {name}")
+    if not registered:
+        accounts.create_collection(name)
     grant = accounts.grant(args.user_id, name, tags=args.tags, source_ids=args.sources)
     return f"{args.user_id} may see {_granted(grant)}"
 
