@@ -1,5 +1,5 @@
-"""Who sees what, on both stacks: SQLite with the embedded index, and DynamoDB (a moto server
-over HTTP) with OpenSearch (the live node of ``scripts/services.sh``; without one the second
+"""Who sees what, on both stacks: SQLite with the embedded index, and DynamoDB with
+OpenSearch, the moto server and the node of ``scripts/services.sh`` (without them the second
 stack skips, except in CI, where it fails). Each module builds its world once per stack."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 from groundwork.starters.factory import starter_proposer
 from groundwork.storage.factory import get_storage, get_stores
+from tests.conftest import unavailable
 from tests.retrieval.conftest import opensearch_client  # noqa: F401 (a fixture)
-from tests.storage.conftest import REGION, moto_endpoint  # noqa: F401 (a fixture)
 
 HERE = Path(__file__).parent
 STACKS = ["sqlite+embedded", "dynamodb+opensearch"]
@@ -70,7 +70,11 @@ def stack(
         settings = Settings(**common)
         yield Stack(request.param, settings, get_retriever(settings))
         return
-    endpoint = request.getfixturevalue("moto_endpoint")
+    endpoint = os.environ.get("GROUNDWORK_DYNAMODB_ENDPOINT_URL")
+    if not endpoint:
+        unavailable(
+            "GROUNDWORK_DYNAMODB_ENDPOINT_URL is not set: run `eval $(scripts/services.sh up)`"
+        )
     client = request.getfixturevalue("opensearch_client")
     from groundwork.embeddings.factory import get_embedder
     from groundwork.retrieval.opensearch import OpenSearchIndex
@@ -81,7 +85,7 @@ def stack(
         **common,
         storage="dynamodb",
         dynamodb_endpoint_url=endpoint,
-        dynamodb_region=REGION,
+        dynamodb_region=os.environ.get("GROUNDWORK_DYNAMODB_REGION", "us-east-1"),
         dynamodb_create_table=True,
         dynamodb_table=name,
         retrieval="opensearch",
@@ -105,7 +109,11 @@ def stack(
     # world's many small writes from waiting a second each.
     client.indices.put_settings(index=name, body={"index": {"refresh_interval": "50ms"}})
     try:
-        yield Stack(request.param, settings, writer)
+        with pytest.MonkeyPatch.context() as patch:
+            # moto accepts any credentials; these keep boto3 from looking for real ones.
+            patch.setenv("AWS_ACCESS_KEY_ID", "testing")
+            patch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+            yield Stack(request.param, settings, writer)
     finally:
         client.indices.delete(index=name, params={"ignore_unavailable": "true"})
 
