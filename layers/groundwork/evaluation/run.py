@@ -98,6 +98,9 @@ class Remembering(Retriever):
     def count(self, collection: str | None = None) -> int:
         return self.inner.count(collection)
 
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        return self.inner.source_counts(where)
+
 
 class Evaluation:
     """Asks questions of one collection through :class:`AnswerService` and judges them."""
