@@ -32,14 +32,15 @@ STACKS = ["sqlite+embedded", "dynamodb+opensearch"]
 class Stack:
     name: str
     settings: Settings
-    #: The index the world is written through: on OpenSearch, one whose writes are searchable
-    #: when they return, so that ingest's proposals find their cards.
-    writer: Retriever
     keys: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def retriever(self) -> Retriever:
+        return get_retriever(self.settings)
 
     def ingest(self, folder: Path, collection: str) -> None:
         proposer = starter_proposer(self.settings)
-        ingestor = Ingestor(self.writer, get_storage(self.settings), proposer)
+        ingestor = Ingestor(self.retriever, get_storage(self.settings), proposer)
         report = ingestor.ingest(sorted(folder.iterdir()), collection=collection, root=folder)
         assert not report.failed, report.failed
 
@@ -67,8 +68,7 @@ def stack(
     data = tmp_path_factory.mktemp("data")
     common: dict[str, Any] = {"data_dir": data, "bootstrap_docs": False, "require_api_key": True}
     if request.param == "sqlite+embedded":
-        settings = Settings(**common)
-        yield Stack(request.param, settings, get_retriever(settings))
+        yield Stack(request.param, Settings(**common))
         return
     endpoint = os.environ.get("GROUNDWORK_DYNAMODB_ENDPOINT_URL")
     if not endpoint:
@@ -76,9 +76,6 @@ def stack(
             "GROUNDWORK_DYNAMODB_ENDPOINT_URL is not set: run `eval $(scripts/services.sh up)`"
         )
     client = request.getfixturevalue("opensearch_client")
-    from groundwork.embeddings.factory import get_embedder
-    from groundwork.retrieval.opensearch import OpenSearchIndex
-
     name = f"groundwork-access-{uuid.uuid4().hex[:12]}"
     engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "faiss")
     settings = Settings(
@@ -96,24 +93,12 @@ def stack(
         opensearch_knn_engine=engine,
         opensearch_replicas=0,  # one node: a replica could never be placed
     )
-    writer = OpenSearchIndex(
-        client,
-        get_embedder(settings),
-        index=name,
-        engine=engine,  # type: ignore[arg-type]
-        replicas=0,
-        refresh=True,
-    )
-    writer.ensure()
-    # A write waits for the next refresh (``refresh=wait_for``): a short interval keeps the
-    # world's many small writes from waiting a second each.
-    client.indices.put_settings(index=name, body={"index": {"refresh_interval": "50ms"}})
     try:
         with pytest.MonkeyPatch.context() as patch:
             # moto accepts any credentials; these keep boto3 from looking for real ones.
             patch.setenv("AWS_ACCESS_KEY_ID", "testing")
             patch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-            yield Stack(request.param, settings, writer)
+            yield Stack(request.param, settings)
     finally:
         client.indices.delete(index=name, params={"ignore_unavailable": "true"})
 

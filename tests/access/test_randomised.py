@@ -184,7 +184,7 @@ def run_case(stack: Stack, rows: list[Row], client: TestClient, size: Size, seed
                 collections=sorted(grants),
                 card_ids=[f"{ids[r.file]}-{rows_of(rows, r.file).index(r):05d}" for r in seen],
             )
-            expected = stack.writer.search(text, allowed, 5, quality=quality) if seen else []
+            expected = stack.retriever.search(text, allowed, 5, quality=quality) if seen else []
             assert [round(h["score"], 4) for h in found] == [round(h.score, 4) for h in expected]
             # Native chat (the cache is shared by users who see the same) and completions.
             body = {"messages": [{"role": "user", "content": text}], "scope": scope,
