@@ -140,6 +140,9 @@ class Remembering(Retriever):
     def source_counts(self, where: SearchFilter) -> dict[str, int]:
         return self.inner.source_counts(where)
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        return self.inner.source_cards(collection)
+
 
 def raw_precision(question: str, passages: list[Card]) -> tuple[int, int]:
     """Cited sentences as the composer wrote them, and how many the verifier supports."""

@@ -196,7 +196,7 @@ def test_given_a_grant_narrowed_after_an_answer_then_no_replay_feed_or_history_c
     widened = client.get(f"/v1/conversations/{body['conversation_id']}/feed", headers=headers)
 
     assert retry.status_code == 409
-    assert retry.json()["error"]["code"] == "requests.conflict"
+    assert retry.json()["error"]["code"] == "requests.mismatch"
     assert leaks(retry.text) == []
     (item,) = feed.json()["items"]
     assert (item["withheld"], item["answer"], item["citations"]) == (True, "", [])

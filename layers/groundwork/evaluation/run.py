@@ -101,6 +101,9 @@ class Remembering(Retriever):
     def source_counts(self, where: SearchFilter) -> dict[str, int]:
         return self.inner.source_counts(where)
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        return self.inner.source_cards(collection)
+
 
 class Evaluation:
     """Asks questions of one collection through :class:`AnswerService` and judges them."""
