@@ -141,6 +141,9 @@ class Remembering(Retriever):
     def count(self, collection: str | None = None) -> int:
         return self.inner.count(collection)
 
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        return self.inner.source_counts(where)
+
     def source_cards(self, collection: str) -> dict[str, int]:
         return self.inner.source_cards(collection)
 

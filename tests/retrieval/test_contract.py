@@ -18,7 +18,13 @@ import numpy.typing as npt
 import pytest
 
 from groundwork.embeddings.base import Embedder, EmbeddingModel, Role
-from groundwork.retrieval.base import IndexEmbedderMismatch, Quality, Retriever, SearchFilter
+from groundwork.retrieval.base import (
+    IndexEmbedderMismatch,
+    Quality,
+    Restriction,
+    Retriever,
+    SearchFilter,
+)
 from groundwork.retrieval.embedded import EmbeddedIndex
 from tests.retrieval.conftest import HashingEmbedder, card
 
@@ -403,3 +409,93 @@ def _wipe(request: pytest.FixtureRequest, retriever: Retriever, tmp_path: Path) 
         return
     client = request.getfixturevalue("opensearch_client")
     client.indices.delete(index=retriever._index)  # type: ignore[attr-defined]
+
+
+# Visibility: a user granted part of a collection (docs/access.md). The restriction is part of
+# the query on both sides of the search, so hidden cards are neither returned nor counted.
+HANDBOOK = [
+    *(card(f"board{i}", "merger merger merger of the cooperative", collection="handbook",
+           source_id="minutes", tags=["board"]) for i in range(8)),
+    card("public", "the merger of the cooperative was announced", collection="handbook",
+         source_id="news", tags=["public"]),
+    card("mixed", "merger notes for the cooperative", collection="handbook",
+         source_id="notes", tags=["board", "public"]),
+    card("eng", "the merger moves the cooperative servers", collection="handbook",
+         source_id="runbook", tags=["engineering"]),
+    card("wiki", "a merger joins two cooperatives", collection="wiki", source_id="w1"),
+]  # fmt: skip
+PUBLIC = Restriction(tags=["public"])
+PUBLIC_OR_RUNBOOK = Restriction(tags=["public"], source_ids=["runbook"])
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        (SearchFilter(collections=["handbook"], restricted={"handbook": PUBLIC}),
+         {"public", "mixed"}),
+        (SearchFilter(collections=["handbook", "wiki"], restricted={"handbook": PUBLIC}),
+         {"public", "mixed", "wiki"}),
+        (SearchFilter(collections=["handbook"],
+                      restricted={"handbook": Restriction(source_ids=["runbook"])}), {"eng"}),
+        (SearchFilter(collections=["handbook"], restricted={"handbook": PUBLIC_OR_RUNBOOK}),
+         {"public", "mixed", "eng"}),
+        (SearchFilter(collections=["handbook"], tags=["board"], restricted={"handbook": PUBLIC}),
+         {"mixed"}),
+        (SearchFilter(collections=["handbook"], source_ids=["minutes"],
+                      restricted={"handbook": PUBLIC}), set()),
+        (SearchFilter(collections=["handbook"], card_ids=["board0", "public"],
+                      restricted={"handbook": PUBLIC}), {"public"}),
+    ],
+)  # fmt: skip
+def test_given_a_restricted_collection_when_searching_then_only_its_visible_cards_come_back(
+    retriever: Retriever, where: SearchFilter, expected: set[str], quality: Quality
+) -> None:
+    retriever.upsert(HANDBOOK)
+
+    assert set(ids(retriever, "merger cooperative", where, 30, quality)) == expected
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_better_hidden_matches_when_searching_restricted_then_k_visible_cards_come_back(
+    retriever: Retriever, quality: Quality
+) -> None:
+    visible = [card(f"p{i}", f"the cooperative number {i}", collection="handbook",
+                    source_id="news", tags=["public"]) for i in range(5)]  # fmt: skip
+    retriever.upsert([*HANDBOOK, *visible])
+    where = SearchFilter(collections=["handbook"], restricted={"handbook": PUBLIC})
+
+    found = ids(retriever, "merger merger cooperative", where, 6, quality)
+
+    # 8 board cards match better than any visible one: a post-filter would return 2 or none.
+    assert len(found) == 6
+    assert set(found) <= {"public", "mixed", *(c.id for c in visible)}
+
+
+def test_given_a_restricted_collection_when_counting_sources_then_hidden_cards_are_not_counted(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert(HANDBOOK)
+    handbook = SearchFilter(collections=["handbook"])
+
+    assert retriever.source_counts(handbook) == {"minutes": 8, "news": 1, "notes": 1, "runbook": 1}
+    assert retriever.source_counts(
+        handbook.model_copy(update={"restricted": {"handbook": PUBLIC}})
+    ) == {"news": 1, "notes": 1}
+    assert (
+        retriever.source_counts(
+            SearchFilter(collections=["handbook"], source_ids=["minutes"],
+                         restricted={"handbook": PUBLIC})
+        )
+        == {}
+    )  # fmt: skip
+    assert retriever.source_counts(SearchFilter(collections=["nowhere"])) == {}
+
+
+def test_given_a_restriction_of_a_collection_not_searched_then_the_filter_is_refused() -> None:
+    with pytest.raises(ValueError, match="not searched"):
+        SearchFilter(collections=["wiki"], restricted={"handbook": PUBLIC})
+    with pytest.raises(ValueError, match="not searched"):
+        SearchFilter(restricted={"handbook": PUBLIC})
+    with pytest.raises(ValueError, match="tags or sources"):
+        SearchFilter(collections=["handbook"], restricted={"handbook": Restriction()})

@@ -14,6 +14,7 @@ from groundwork.retrieval import opensearch
 from groundwork.retrieval.base import (
     IndexEmbedderMismatch,
     IndexReindexing,
+    Restriction,
     RetrievalUnavailable,
     SearchFilter,
 )
@@ -575,7 +576,7 @@ def test_given_a_collection_when_its_sources_are_counted_then_a_paged_composite_
     assert adapter(client).source_cards("c") == {"s1": 3}
     assert names(client) == ["refresh", "search", "search"]
     first, second = (kwargs["body"] for name, kwargs in client.calls if name == "search")
-    assert first["query"] == {"term": {"collection": "c"}}
+    assert first["query"] == {"bool": {"filter": [{"terms": {"collection": ["c"]}}]}}
     assert first["aggs"]["sources"]["composite"]["sources"] == [
         {"source": {"terms": {"field": "source_id"}}}
     ]
@@ -587,3 +588,47 @@ def test_given_no_index_when_sources_are_counted_then_none() -> None:
     client = RecordingClient({"refresh": [missing]})
 
     assert adapter(client).source_cards("c") == {}
+
+
+def test_given_a_restricted_collection_when_searching_then_both_sides_keep_hidden_cards_out() -> (
+    None
+):
+    client = RecordingClient()
+    where = SearchFilter(
+        collections=["c", "wiki"],
+        restricted={"c": Restriction(tags=["public"], source_ids=["s9"])},
+    )
+
+    adapter(client).search("merger", where, 5)
+
+    restricted = {
+        "bool": {
+            "should": [
+                {"bool": {"must_not": [{"terms": {"collection": ["c"]}}]}},
+                {"bool": {"filter": [{"term": {"collection": "c"}}],
+                          "should": [{"terms": {"tags": ["public"]}},
+                                     {"terms": {"source_id": ["s9"]}}],
+                          "minimum_should_match": 1}},
+            ],
+            "minimum_should_match": 1,
+        }
+    }  # fmt: skip
+    keyword, knn = client.calls[0][1]["body"]["query"]["hybrid"]["queries"]
+    assert keyword["bool"]["filter"] == [{"terms": {"collection": ["c", "wiki"]}}, restricted]
+    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"] == keyword["bool"]["filter"]
+
+
+def test_given_a_filter_when_counting_sources_then_the_aggregation_runs_under_it_unrefreshed() -> (
+    None
+):
+    last = {"aggregations": {"sources": {"buckets": [{"key": {"source": "s1"}, "doc_count": 3}]}}}
+    client = RecordingClient({"search": [last]})
+
+    counts = adapter(client).source_counts(SearchFilter(collections=["c"], tags=["t"]))
+
+    # A read (the API's listing): no refresh, which needs more than read rights.
+    assert counts == {"s1": 3}
+    assert names(client) == ["search"]
+    assert client.calls[0][1]["body"]["query"] == {
+        "bool": {"filter": [{"terms": {"collection": ["c"]}}, {"terms": {"tags": ["t"]}}]}
+    }

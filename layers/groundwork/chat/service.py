@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.answer.question import check_length
+from groundwork.auth.access import Access, restriction_fingerprint
 from groundwork.chat.answering import Finish
 from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
@@ -259,8 +260,9 @@ class ChatService:
         """Check and scope the request; nothing is claimed or written yet."""
         check_length(body.question(), self.config.question_max_chars)
         try:
+            access = Access.of(self.stores.accounts, user.id)
             conversation = self.conversation_of(user, body.conversation_id)
-            history = self._history(body, conversation)
+            history = self._history(body, conversation, access)
             scope, save = effective_scope(
                 body.scope,
                 sent="scope" in body.model_fields_set,
@@ -270,7 +272,7 @@ class ChatService:
                 self.stores.accounts,
                 self.storage,
                 self.answerer.retriever,
-                set(self.stores.accounts.visible_collections(user.id)),
+                access,
                 collection=body.collection,
                 scope=scope,
                 tags=body.tags,
@@ -369,7 +371,9 @@ class ChatService:
             )
         return conversation
 
-    def _history(self, body: ChatRequest, conversation: ConversationRecord | None) -> History:
+    def _history(
+        self, body: ChatRequest, conversation: ConversationRecord | None, access: Access
+    ) -> History:
         conversations = self.stores.conversations
         if body.version_of is not None:
             if body.conversation_id is None:
@@ -392,9 +396,11 @@ class ChatService:
                     param="version_of",
                 )
             # A new version follows what the old one followed.
-            return stored_history(conversations.branch(target.conversation_id, target.id)[:-1])
+            branch = conversations.branch(target.conversation_id, target.id)[:-1]
+            return stored_history(branch, access)
         if conversation is not None and conversation.questions:
-            return stored_history([turn.selected for turn in conversations.feed(conversation.id)])
+            selected = [turn.selected for turn in conversations.feed(conversation.id)]
+            return stored_history(selected, access)
         return message_history(body.messages)
 
     @staticmethod
@@ -411,7 +417,7 @@ class ChatService:
         Replay) when its answer is saved, (False, None) while another request answers it."""
         body = pending.body
         assert body.request_id is not None
-        digest = request_digest(body)
+        digest = request_digest(body, visible_cards=restriction_fingerprint(pending.where))
         claim = self.stores.idempotency.claim(
             pending.user.id,
             body.request_id,
@@ -434,8 +440,9 @@ class ChatService:
                     409,
                     "requests.mismatch",
                     "This `request_id` was used for the same question with other options "
-                    "(collection, scope, quality, language, export, history…): send the "
-                    "request as it was, or use a new `request_id`.",
+                    "(collection, scope, quality, language, export, history…), or before "
+                    "the part of a collection you may see changed: send the request as it "
+                    "was, or use a new `request_id`.",
                     param="request_id",
                 )
         if claim.outcome is ClaimOutcome.CLAIMED:

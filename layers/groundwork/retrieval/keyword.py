@@ -19,6 +19,7 @@ from groundwork.domain.cards import Card, Hit
 from groundwork.private_files import create_private
 from groundwork.retrieval.base import (
     Quality,
+    Restriction,
     RetrievalUnavailable,
     Retriever,
     SearchFilter,
@@ -227,7 +228,9 @@ class KeywordIndex(Retriever):
         if scope:
             match = f"({match}) AND {scope}"
         conditions, args = filter_sql(
-            where.model_copy(update={"collections": [], "source_ids": None, "tags": None})
+            where.model_copy(
+                update={"collections": [], "source_ids": None, "tags": None, "restricted": {}}
+            )
         )
         # The join costs a lookup per matching card: only a filter needs it.
         join = "JOIN cards c ON c.rowid = cards_fts.rowid " if conditions else ""
@@ -296,11 +299,13 @@ class KeywordIndex(Retriever):
                 ).fetchone()
         return int(row[0])
 
-    def source_cards(self, collection: str) -> dict[str, int]:
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        conditions, args = filter_sql(where)
         with self._lock, reported():
             rows = self._db.execute(
-                "SELECT source_id, count(*) FROM cards WHERE collection = ? GROUP BY source_id",
-                (collection,),
+                f"SELECT c.source_id, count(*) FROM cards c WHERE 1 {conditions} "
+                "GROUP BY c.source_id",
+                args,
             ).fetchall()
         return {source: int(cards) for source, cards in rows}
 
@@ -334,8 +339,26 @@ def scope_match(where: SearchFilter) -> str | None:
         if values is not None:
             if not values:
                 return None
-            parts.append(f"scope:({' OR '.join(_scope_token(kind, v) for v in values)})")
+            if kind == "collection" and where.restricted:
+                parts.append(_collections_match(values, where.restricted))
+            else:
+                parts.append(_any_of(kind, values))
     return " AND ".join(parts)
+
+
+def _collections_match(collections: list[str], restricted: dict[str, Restriction]) -> str:
+    """A card of a whole collection, or of a restricted one with one of its tags or sources."""
+    whole = [c for c in collections if c not in restricted]
+    alternatives = [_any_of("collection", whole)] if whole else []
+    for name, restriction in restricted.items():
+        allowed = [_scope_token("tag", t) for t in restriction.tags]
+        allowed += [_scope_token("source", s) for s in restriction.source_ids]
+        alternatives.append(f"({_any_of('collection', [name])} AND scope:({' OR '.join(allowed)}))")
+    return f"({' OR '.join(alternatives)})"
+
+
+def _any_of(kind: str, values: list[str]) -> str:
+    return f"scope:({' OR '.join(_scope_token(kind, v) for v in values)})"
 
 
 def _scope_token(kind: str, value: str) -> str:
@@ -373,11 +396,22 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
         parts.append("AND c.language = ?")
         args.append(where.language)
     if where.tags:
-        parts.append(
-            "AND c.rowid IN (SELECT card_rowid FROM card_tags "
-            f"WHERE tag IN ({', '.join('?' * len(where.tags))}))"
-        )
+        parts.append(f"AND {_tagged(where.tags)}")
         args.extend(where.tags)
+    if where.restricted:
+        # A card of an unrestricted collection, or one its collection's restriction allows.
+        names = list(where.restricted)
+        alternatives = [f"c.collection NOT IN ({', '.join('?' * len(names))})"]
+        args.extend(names)
+        for name, restriction in where.restricted.items():
+            allowed = []
+            if restriction.source_ids:
+                allowed.append(f"c.source_id IN ({', '.join('?' * len(restriction.source_ids))})")
+            if restriction.tags:
+                allowed.append(_tagged(restriction.tags))
+            alternatives.append(f"(c.collection = ? AND ({' OR '.join(allowed)}))")
+            args.extend([name, *restriction.source_ids, *restriction.tags])
+        parts.append(f"AND ({' OR '.join(alternatives)})")
     # Overlap of two periods; a card without a date is timeless and kept.
     if where.period_end:
         parts.append("AND (c.period_start IS NULL OR c.period_start <= ?)")
@@ -386,6 +420,13 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
         parts.append("AND (c.period_end IS NULL OR c.period_end >= ?)")
         args.append(day(where.period_start))
     return " ".join(parts), args
+
+
+def _tagged(tags: list[str]) -> str:
+    """The condition that a card of ``cards c`` has one of ``tags`` (as many ``?``)."""
+    return (
+        f"c.rowid IN (SELECT card_rowid FROM card_tags WHERE tag IN ({', '.join('?' * len(tags))}))"
+    )
 
 
 def _period(card: Card) -> tuple[str | None, str | None]:

@@ -463,15 +463,9 @@ class OpenSearchIndex(Retriever):
         response = self._read(self._client.count, index=self._index, body={"query": query})
         return 0 if response is None else int(response["count"])
 
-    def source_cards(self, collection: str) -> dict[str, int]:
-        """A composite aggregation on ``source_id``, paged: any number of sources. On a
-        managed domain the index is refreshed first, so cards written a moment ago count
-        (Serverless refreshes on its own, within about a minute)."""
-        if (
-            not self._serverless
-            and self._read(self._client.indices.refresh, index=self._index) is None
-        ):
-            return {}  # no index: nothing was written, or it was lost
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        """A composite aggregation on ``source_id`` under the filter, paged: any number of
+        sources. A read: what was written less than a refresh ago may not count yet."""
         counts: dict[str, int] = {}
         after: dict[str, Any] | None = None
         while True:
@@ -483,7 +477,7 @@ class OpenSearchIndex(Retriever):
                 sources["after"] = after
             body = {
                 "size": 0,
-                "query": {"term": {"collection": collection}},
+                "query": {"bool": {"filter": filter_clauses(where)}},
                 "aggs": {"sources": {"composite": sources}},
             }
             response = self._read(self._client.search, index=self._index, body=body)
@@ -495,6 +489,17 @@ class OpenSearchIndex(Retriever):
             after = aggregation.get("after_key")
             if not aggregation["buckets"] or after is None:
                 return counts
+
+    def source_cards(self, collection: str) -> dict[str, int]:
+        """On a managed domain the index is refreshed first, so cards written a moment ago
+        count (Serverless refreshes on its own, within about a minute). Ingest's check: a
+        write, which needs the rights to refresh."""
+        if (
+            not self._serverless
+            and self._read(self._client.indices.refresh, index=self._index) is None
+        ):
+            return {}  # no index: nothing was written, or it was lost
+        return self.source_counts(SearchFilter(collections=[collection]))
 
     def _read(self, method: Callable[..., Any], **kwargs: Any) -> Any:
         """A read, within the read timeout; ``None`` when nothing was written yet (no index,
@@ -690,6 +695,8 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
             clauses.append({"terms": {field: values}})
     if where.language is not None:
         clauses.append({"term": {"language": where.language}})
+    if where.restricted:
+        clauses.append(_restricted_clause(where))
     for field, bound, value in (
         ("period_start", "lte", day(where.period_end, end=True) if where.period_end else None),
         ("period_end", "gte", day(where.period_start) if where.period_start else None),
@@ -707,6 +714,29 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
                 }
             )
     return clauses
+
+
+def _restricted_clause(where: SearchFilter) -> dict[str, Any]:
+    """A card of an unrestricted collection, or one its collection's restriction allows."""
+    alternatives: list[dict[str, Any]] = [
+        {"bool": {"must_not": [{"terms": {"collection": list(where.restricted)}}]}}
+    ]
+    for name, restriction in where.restricted.items():
+        allowed = [
+            {"terms": {field: values}}
+            for field, values in (("tags", restriction.tags), ("source_id", restriction.source_ids))
+            if values
+        ]
+        alternatives.append(
+            {
+                "bool": {
+                    "filter": [{"term": {"collection": name}}],
+                    "should": allowed,
+                    "minimum_should_match": 1,
+                }
+            }
+        )
+    return {"bool": {"should": alternatives, "minimum_should_match": 1}}
 
 
 def connect(url: str, *, region: str | None, service: str | None) -> Any:

@@ -26,7 +26,7 @@ from groundwork.api.schemas.completions import (
     Usage,
 )
 from groundwork.api.schemas.errors import error_responses
-from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.auth.keys import UserAccess  # noqa: TC001 (FastAPI resolves it)
 from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError, BackendUnavailable, unavailable
@@ -64,7 +64,7 @@ async def create_chat_completion(
     request: Request,
     service: AnswerServiceDep,
     settings: SettingsDep,
-    visible: VisibleCollections,
+    access: UserAccess,
 ) -> ChatCompletion | Response:
     if body.n not in (None, 1):
         raise ApiError(
@@ -78,7 +78,7 @@ async def create_chat_completion(
         get_stores(settings).accounts,
         get_storage(settings),
         get_retriever(settings),
-        visible,
+        access,
         collection=body.collection or settings.default_collection,
         scope=body.scope,
         tags=body.tags,

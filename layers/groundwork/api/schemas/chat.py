@@ -77,6 +77,11 @@ class FeedItem(BaseModel):
     origin: str | None
     created: int
     versions: list[FeedVersion] = Field(..., description="Every version of the turn, oldest first.")
+    withheld: bool = Field(
+        False,
+        description="The answer came from documents the user no longer sees (a grant changed): "
+        "its text and citations are left out.",
+    )
 
 
 class Feed(BaseModel):
