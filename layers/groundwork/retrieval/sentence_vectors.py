@@ -15,13 +15,12 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from groundwork.answer.units import embedded
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    import numpy as np
     import numpy.typing as npt
 
     from groundwork.domain.cards import Card, Hit
@@ -51,6 +50,8 @@ def embed_sentences(cards: Sequence[Card], embedder: Embedder) -> list[bytes]:
 def encode(sentences: Sequence[str], vectors: npt.NDArray[np.float32]) -> bytes:
     if not len(sentences):
         return b""
+    import numpy as np
+
     rows = np.zeros(len(sentences), dtype=_dtype(vectors.shape[1]))
     rows["key"] = [key(s) for s in sentences]
     scale = np.abs(vectors).max(axis=1) / 127
@@ -66,6 +67,8 @@ def decode(blob: bytes, dimension: int) -> Known:
     size = _dtype(dimension).itemsize
     if not blob or len(blob) % size:
         return {}
+    import numpy as np
+
     rows = np.frombuffer(blob, dtype=_dtype(dimension))
     vectors = rows["vector"].astype(np.float32) * rows["scale"][:, None]
     vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
@@ -82,4 +85,8 @@ def known(hits: Sequence[Hit], dimension: int) -> Known:
 
 
 def _dtype(dimension: int) -> np.dtype[np.void]:
+    # numpy is imported where vectors are read or written: the chat and API functions import
+    # this module at start (the composer's relevance), and numpy would cost their cold start.
+    import numpy as np
+
     return np.dtype([("key", "<u4"), ("scale", "<f4"), ("vector", "i1", (dimension,))])
