@@ -133,6 +133,7 @@ class SlowGenerator(Generator):
         self.prefix = ""
         #: Raised after this many words, to fail mid-stream.
         self.fail_after: int | None = None
+        self.failure: Exception = RuntimeError("the model went away")
         self.requests: list[GenerationRequest] = []
         self._inner = ExtractiveComposer()
         self._lock = threading.Lock()
@@ -149,7 +150,7 @@ class SlowGenerator(Generator):
                 if self.delay:
                     time.sleep(self.delay)
                 if self.fail_after is not None and words >= self.fail_after:
-                    raise RuntimeError("the model went away")
+                    raise self.failure
                 words += 1
                 yield word
         with self._lock:

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 
 from groundwork.local_lambda.emulator import free_port
 from groundwork.observability.entry import STREAM_FAILURES
+from groundwork.retrieval.base import RetrievalUnavailable
 from tests.chat.fixtures import SlowGenerator, World, answer_with, ask, bearer, sse_events
 from tests.conftest import REPO
 from tests.serverless.test_template import load_template
@@ -134,13 +135,25 @@ def test_given_a_client_that_leaves_a_stream_then_the_generation_stops(
         assert generator.started == 2
 
 
+@pytest.mark.parametrize(
+    ("failure", "code"),
+    [
+        (RuntimeError("the model went away"), "internal.error"),
+        (RetrievalUnavailable("the index hung"), "retrieval.unavailable"),
+    ],
+)
 def test_given_a_stream_failing_after_its_200_in_lambda_then_stream_failures_counts_it(
-    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    world: World,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    failure: Exception,
+    code: str,
 ) -> None:
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "groundwork-ChatFunction")
     app = chat_function_app(world.settings)
     generator = SlowGenerator()
     generator.fail_after = 2
+    generator.failure = failure
     answer_with(app, world.settings, generator)
 
     with TestClient(app) as client:
@@ -154,6 +167,7 @@ def test_given_a_stream_failing_after_its_200_in_lambda_then_stream_failures_cou
 
     assert failed.status_code == succeeded.status_code == 200
     assert sse_events(failed.text)[-1]["event"] == "error"
+    assert sse_events(failed.text)[-1]["data"]["error"]["code"] == code
     assert sse_events(succeeded.text)[-1]["event"] == "done"
     emitted = [
         json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line

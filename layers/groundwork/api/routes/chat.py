@@ -152,6 +152,7 @@ async def _sse(
         record_stream_failure()
         yield _event(number + 1, "error", error.body())
     except BackendUnavailable as error:
+        record_stream_failure()
         yield _event(number + 1, "error", unavailable(error).body())
     except Exception:
         logger.exception("chat stream failed")

@@ -184,6 +184,7 @@ async def _sse(
         record_stream_failure()
         yield _data(error.body())
     except BackendUnavailable as error:
+        record_stream_failure()
         yield _data(unavailable(error).body())
     except Exception:
         logger.exception("chat completion stream failed")
