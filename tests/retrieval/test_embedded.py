@@ -188,10 +188,12 @@ def test_given_cards_written_then_each_hit_brings_its_sentences_vectors_as_store
         hit = index.search("senate votes", ALL, 1, quality=quality)[0]
         assert hit.sentence_vectors is not None
         stored = decode(hit.sentence_vectors, embedder.dimension)
-        statements = ["The senate meets in spring.", "It votes on every law."]
-        assert set(stored) == {key(s) for s in statements}  # not the question it asks
-        expected = embedder.embed(statements, role="passage")
-        for sentence, vector in zip(statements, expected, strict=True):
+        # every unit an answer reads by its vector, the question too (the unit after a
+        # question is read as its answer)
+        units = ["The senate meets in spring.", "It votes on every law.", "Who presides over it?"]
+        assert set(stored) == {key(s) for s in units}
+        expected = embedder.embed(units, role="passage")
+        for sentence, vector in zip(units, expected, strict=True):
             assert float(stored[key(sentence)] @ vector) > 0.999
 
 
