@@ -53,7 +53,19 @@ class Settings(BaseSettings):
     opensearch_replicas: int | None = Field(
         None, ge=0, description="Replicas of a new index; None: the domain's default."
     )
-    embeddings: Literal["minilm"] = Field("minilm", description="The sentence embedding model.")
+    embeddings: Literal["minilm", "bedrock"] = Field(
+        "minilm",
+        description="The sentence embedding model; bedrock: the passage index is embedded by "
+        "GROUNDWORK_BEDROCK_EMBEDDING_MODEL, answers still rank sentences with the embedded model.",
+    )
+    bedrock_embedding_model: Literal[
+        "amazon.titan-embed-text-v2:0", "cohere.embed-multilingual-v3"
+    ] = Field(
+        "amazon.titan-embed-text-v2:0",
+        description="With GROUNDWORK_EMBEDDINGS=bedrock: Titan Text Embeddings V2 (512 "
+        "dimensions) or Cohere Embed Multilingual v3 (1,024). Its region is "
+        "GROUNDWORK_BEDROCK_REGION.",
+    )
     generation: Literal["extractive", "openai", "bedrock", "llama"] = Field(
         "extractive",
         description="The answer generator: the extractive composer, an OpenAI-compatible "

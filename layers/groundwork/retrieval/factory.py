@@ -16,10 +16,10 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
     settings = settings or get_settings()
     match settings.retrieval:
         case "embedded":
-            from groundwork.embeddings.factory import get_embedder
+            from groundwork.embeddings.factory import get_index_embedder
             from groundwork.retrieval.embedded import EmbeddedIndex
 
-            return EmbeddedIndex(settings.index_path, get_embedder(settings))
+            return EmbeddedIndex(settings.index_path, get_index_embedder(settings))
         case "keyword":
             from groundwork.retrieval.keyword import KeywordIndex
 

@@ -1,0 +1,311 @@
+"""Bedrock embeddings (Titan Text Embeddings V2, Cohere Embed Multilingual v3) through the real
+bedrock-runtime client, its calls answered by botocore's Stubber: the request bodies, the
+batching, the retries of throttling and the errors a client sees."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import boto3
+import numpy as np
+import pytest
+from botocore.exceptions import ReadTimeoutError
+from botocore.response import StreamingBody
+from botocore.stub import Stubber
+
+from groundwork.embeddings.bedrock import (
+    ATTEMPTS,
+    COHERE,
+    MAX_BACKOFF_S,
+    MAX_CHARS,
+    TITAN,
+    BedrockEmbedder,
+)
+from groundwork.errors import ApiError
+
+
+def bedrock_client() -> Any:
+    return boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+
+
+def reply(payload: dict[str, Any]) -> dict[str, Any]:
+    raw = json.dumps(payload).encode()
+    return {"body": StreamingBody(io.BytesIO(raw), len(raw)), "contentType": "application/json"}
+
+
+def vector(dimension: int, *hot: int) -> list[float]:
+    """A unit vector with equal weight on the ``hot`` coordinates."""
+    row = [0.0] * dimension
+    for i in hot:
+        row[i] = 1 / len(hot) ** 0.5
+    return row
+
+
+class Recorded:
+    """The InvokeModel calls a client made, their bodies parsed."""
+
+    def __init__(self, client: Any) -> None:
+        self.calls: list[dict[str, Any]] = []
+        client.meta.events.register("provide-client-params.bedrock-runtime.InvokeModel", self)
+
+    def __call__(self, params: dict[str, Any], **_: Any) -> None:
+        self.calls.append({**params, "body": json.loads(params["body"])})
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [call["body"] for call in self.calls]
+
+
+def embedder(client: Any, model_id: str = TITAN, **options: Any) -> BedrockEmbedder:
+    return BedrockEmbedder(model_id, client=client, concurrency=1, sleep=lambda _: None, **options)
+
+
+def test_given_titan_when_texts_are_embedded_then_each_is_a_call_for_512_unit_dimensions() -> None:
+    client = bedrock_client()
+    recorded = Recorded(client)
+    with Stubber(client) as stubber:
+        for hot in (0, 1, 2):
+            stubber.add_response(
+                "invoke_model", reply({"embedding": vector(512, hot), "inputTextTokenCount": 4})
+            )
+
+        vectors = embedder(client).embed(["Who made us?", "God made us.", "Why?"], role="query")
+
+        stubber.assert_no_pending_responses()
+    assert vectors.shape == (3, 512)
+    assert vectors.dtype == np.float32
+    np.testing.assert_array_equal(vectors.argmax(axis=1), [0, 1, 2])
+    assert [call["modelId"] for call in recorded.calls] == [TITAN] * 3
+    assert {(c["contentType"], c["accept"]) for c in recorded.calls} == {("application/json",) * 2}
+    assert recorded.bodies == [
+        {"inputText": text, "dimensions": 512, "normalize": True}
+        for text in ["Who made us?", "God made us.", "Why?"]
+    ]
+
+
+def test_given_cohere_when_200_passages_are_embedded_then_96_go_in_each_call_as_documents() -> None:
+    client = bedrock_client()
+    recorded = Recorded(client)
+    texts = [f"passage {i}" for i in range(200)]
+    with Stubber(client) as stubber:
+        for start, size in ((0, 96), (96, 96), (192, 8)):
+            rows = [vector(1024, (start + i) % 1024) for i in range(size)]
+            stubber.add_response(
+                "invoke_model",
+                reply({"embeddings": rows, "id": "x", "response_type": "embeddings_floats"}),
+            )
+
+        vectors = embedder(client, COHERE).embed(texts)
+
+    assert vectors.shape == (200, 1024)
+    np.testing.assert_array_equal(vectors.argmax(axis=1), range(200))
+    assert [len(body["texts"]) for body in recorded.bodies] == [96, 96, 8]
+    assert [t for body in recorded.bodies for t in body["texts"]] == texts
+    assert {body["input_type"] for body in recorded.bodies} == {"search_document"}
+    assert {body["truncate"] for body in recorded.bodies} == {"END"}
+    assert set(recorded.bodies[0]) == {"texts", "input_type", "truncate"}
+
+
+def test_given_cohere_when_a_question_is_embedded_then_it_is_a_search_query() -> None:
+    client = bedrock_client()
+    recorded = Recorded(client)
+    with Stubber(client) as stubber:
+        stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 7)]}))
+
+        (row,) = embedder(client, COHERE).embed(["Wie viele Sakramente gibt es?"], role="query")
+
+    (body,) = recorded.bodies
+    assert body == {
+        "texts": ["Wie viele Sakramente gibt es?"],
+        "input_type": "search_query",
+        "truncate": "END",
+    }
+    assert row.argmax() == 7
+
+
+def test_given_vectors_that_are_not_unit_length_then_they_are_normalised() -> None:
+    client = bedrock_client()
+    with Stubber(client) as stubber:
+        stubber.add_response("invoke_model", reply({"embeddings": [[3.0, 4.0] + [0.0] * 1022]}))
+
+        (row,) = embedder(client, COHERE).embed(["text"])
+
+    np.testing.assert_allclose(row[:2], [0.6, 0.8], rtol=1e-6)
+
+
+def test_given_a_text_over_2048_characters_then_its_start_is_sent_cut_at_a_space() -> None:
+    client = bedrock_client()
+    recorded = Recorded(client)
+    text = "word " * 1000  # 5,000 characters
+    with Stubber(client) as stubber:
+        stubber.add_response("invoke_model", reply({"embedding": vector(512, 0)}))
+        stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 0)]}))
+
+        embedder(client).embed([text])
+        embedder(client, COHERE).embed([text])
+
+    titan, cohere = recorded.bodies[0]["inputText"], recorded.bodies[1]["texts"][0]
+    assert titan == cohere
+    assert len(titan) <= MAX_CHARS
+    assert text.startswith(titan)
+    assert titan.endswith("word")
+
+
+def test_given_bedrock_throttles_twice_then_the_call_is_retried_after_bounded_waits() -> None:
+    client = bedrock_client()
+    waits: list[float] = []
+    with Stubber(client) as stubber:
+        for _ in range(2):
+            stubber.add_client_error(
+                "invoke_model", "ThrottlingException", "Too many requests", http_status_code=429
+            )
+        stubber.add_response("invoke_model", reply({"embedding": vector(512, 3)}))
+
+        (row,) = BedrockEmbedder(TITAN, client=client, sleep=waits.append).embed(["text"])
+
+        stubber.assert_no_pending_responses()
+    assert row.argmax() == 3
+    assert len(waits) == 2
+    assert 0 <= waits[0] <= 0.25
+    assert 0 <= waits[1] <= 0.5
+
+
+def test_given_bedrock_keeps_throttling_then_it_is_a_503_after_bounded_attempts() -> None:
+    client = bedrock_client()
+    waits: list[float] = []
+    with Stubber(client) as stubber:
+        for _ in range(ATTEMPTS):
+            stubber.add_client_error(
+                "invoke_model", "ThrottlingException", "Too many requests", http_status_code=429
+            )
+
+        with pytest.raises(ApiError) as caught:
+            BedrockEmbedder(COHERE, client=client, sleep=waits.append).embed(["text"])
+
+        stubber.assert_no_pending_responses()
+    assert (caught.value.status, caught.value.code) == (503, "embeddings.throttled")
+    assert COHERE in caught.value.message
+    assert len(waits) == ATTEMPTS - 1
+    assert all(0 <= wait <= MAX_BACKOFF_S for wait in waits)
+
+
+def test_given_a_service_error_once_then_the_call_is_retried() -> None:
+    client = bedrock_client()
+    with Stubber(client) as stubber:
+        stubber.add_client_error(
+            "invoke_model", "ServiceUnavailableException", "busy", http_status_code=503
+        )
+        stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 1)]}))
+
+        (row,) = embedder(client, COHERE).embed(["text"])
+
+        stubber.assert_no_pending_responses()
+    assert row.argmax() == 1
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("AccessDeniedException", 403),
+        ("ValidationException", 400),
+        ("ResourceNotFoundException", 404),
+    ],
+)
+def test_given_bedrock_refuses_then_it_is_a_502_with_its_code_and_no_retry(
+    code: str, status: int
+) -> None:
+    client = bedrock_client()
+    waits: list[float] = []
+    with Stubber(client) as stubber:
+        stubber.add_client_error("invoke_model", code, "no access to it", http_status_code=status)
+
+        with pytest.raises(ApiError) as caught:
+            BedrockEmbedder(TITAN, client=client, sleep=waits.append).embed(["text"])
+
+        stubber.assert_no_pending_responses()
+    assert (caught.value.status, caught.value.code) == (502, "embeddings.failed")
+    assert f"Bedrock {code}: no access to it" in caught.value.message
+    assert waits == []
+
+
+def test_given_an_answer_of_the_wrong_size_then_it_is_a_502_not_a_mixed_index() -> None:
+    client = bedrock_client()
+    with Stubber(client) as stubber:
+        stubber.add_response("invoke_model", reply({"embedding": vector(1024, 0)}))
+        stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 0)]}))
+
+        with pytest.raises(ApiError) as titan:
+            embedder(client).embed(["text"])
+        with pytest.raises(ApiError) as cohere:
+            embedder(client, COHERE).embed(["one", "two"])
+
+    assert titan.value.code == cohere.value.code == "embeddings.failed"
+    assert "1 vectors of 1024 dimensions for 1 texts" in titan.value.message
+    assert "1 vectors of 1024 dimensions for 2 texts" in cohere.value.message
+
+
+def test_given_bedrock_times_out_every_attempt_then_it_is_a_504_after_our_attempts_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    titan = BedrockEmbedder(TITAN, region="us-east-1", sleep=lambda _: None)
+    client = titan.client()  # its own: botocore's retries are off, so they do not multiply
+    timeouts = 0
+
+    def time_out(**_: Any) -> None:
+        nonlocal timeouts
+        timeouts += 1
+        raise ReadTimeoutError(endpoint_url="https://bedrock-runtime.us-east-1.amazonaws.com")
+
+    client.meta.events.register("before-send.bedrock-runtime.InvokeModel", time_out)
+
+    with pytest.raises(ApiError) as caught:
+        titan.embed(["text"])
+
+    assert (caught.value.status, caught.value.code) == (504, "embeddings.timeout")
+    assert timeouts == ATTEMPTS
+
+
+def test_given_no_texts_then_nothing_is_called() -> None:
+    client = bedrock_client()
+    with Stubber(client):
+        vectors = embedder(client, COHERE).embed([])
+
+    assert vectors.shape == (0, 1024)
+
+
+@pytest.mark.parametrize(("model_id", "dimension"), [(TITAN, 512), (COHERE, 1024)])
+def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_has_their_dimension(
+    model_id: str, dimension: int
+) -> None:
+    from groundwork.embeddings.factory import get_embedder, get_lazy_embedder
+    from groundwork.embeddings.minilm import MiniLMEmbedder
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.retrieval.opensearch import OpenSearchIndex, mapping
+    from groundwork.settings import Settings
+
+    settings = Settings(
+        embeddings="bedrock",
+        bedrock_embedding_model=model_id,
+        bedrock_region="eu-west-1",
+        retrieval="opensearch",
+        opensearch_url="http://127.0.0.1:9",
+    )
+
+    index = get_retriever(settings)
+    cloud = get_lazy_embedder(settings)
+
+    assert isinstance(index, OpenSearchIndex)
+    assert index.mapping == mapping(dimension=dimension)
+    assert isinstance(cloud, BedrockEmbedder)
+    assert (cloud.model_id, cloud.dimension) == (model_id, dimension)
+    # Answers rank sentences with the embedded model, on which answerability was fitted.
+    assert isinstance(get_embedder(settings), MiniLMEmbedder)
