@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -309,3 +310,48 @@ def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_has
     assert (cloud.model_id, cloud.dimension) == (model_id, dimension)
     # Answers rank sentences with the embedded model, on which answerability was fitted.
     assert isinstance(get_embedder(settings), MiniLMEmbedder)
+
+
+def test_given_cohere_embeddings_when_cards_are_indexed_and_searched_then_its_vectors_rank_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from groundwork.api.app import create_app
+    from groundwork.embeddings.factory import get_index_embedder
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.settings import Settings
+    from tests.retrieval.conftest import card
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    settings = Settings(data_dir=tmp_path, bootstrap_docs=False, embeddings="bedrock",
+                        bedrock_embedding_model=COHERE, bedrock_region="us-west-2")  # fmt: skip
+    client = get_index_embedder(settings).client()  # type: ignore[attr-defined]
+    recorded = Recorded(client)
+    question = {"query": "Quantos são os sacramentos?", "collection": "faith", "quality": "precise"}
+    with Stubber(client) as stubber:
+        stubber.add_response(
+            "invoke_model", reply({"embeddings": [vector(1024, 0), vector(1024, 1)]})
+        )
+        get_retriever(settings).upsert(
+            [
+                card("prayer", "Prayer is the lifting up of our minds to God.", collection="faith"),
+                card("sacraments", "There are seven sacraments.", collection="faith"),
+            ]
+        )
+        stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 1, 2)]}))
+        stubber.add_client_error(
+            "invoke_model", "AccessDeniedException", "not authorized", http_status_code=403
+        )
+        with TestClient(create_app(settings)) as api:
+            found = api.post("/v1/search", json=question)
+            refused = api.post("/v1/search", json=question)
+
+    assert found.status_code == 200
+    assert found.json()["results"][0]["card_id"] == "sacraments"
+    assert [body["input_type"] for body in recorded.bodies] == [
+        "search_document", "search_query", "search_query"]  # fmt: skip
+    assert refused.status_code == 502
+    assert refused.json()["error"]["code"] == "embeddings.failed"
+    assert "AccessDeniedException: not authorized" in refused.json()["error"]["message"]

@@ -20,3 +20,9 @@ class Embedder(ABC):
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """One row per text, shape ``(len(texts), dimension)``."""
+
+    def embed_query(self, question: str) -> npt.NDArray[np.float32]:
+        """The vector of a question searched for, which a model may embed otherwise than the
+        passages that answer it (Cohere's ``search_query``)."""
+        row: npt.NDArray[np.float32] = self.embed([question])[0]
+        return row

@@ -106,6 +106,10 @@ class BedrockEmbedder(Embedder):
         unit: npt.NDArray[np.float32] = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
         return unit
 
+    def embed_query(self, question: str) -> npt.NDArray[np.float32]:
+        row: npt.NDArray[np.float32] = self.embed([question], role="query")[0]
+        return row
+
     def _in_parallel(self, batches: list[list[str]], role: Role) -> list[npt.NDArray[np.float32]]:
         pool = ThreadPoolExecutor(min(self._concurrency, len(batches)))
         futures = [pool.submit(self._embed_batch, batch, role) for batch in batches]

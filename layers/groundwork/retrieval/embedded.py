@@ -99,7 +99,7 @@ class EmbeddedIndex(KeywordIndex):
         keyword = self.keyword_ranking(query, where, pool)
         if not keyword and not self._allows_any(where):
             return []  # the question is not embedded for a filter that allows nothing
-        question = self._embedder.embed([query])[0]
+        question = self._embedder.embed_query(query)
         vector = self.vector_ranking(question, where, pool)
         fused = fuse(keyword, vector)
         return rerank(query, self.hits(fused[: max(RERANK_DEPTH, k)]))[:k]

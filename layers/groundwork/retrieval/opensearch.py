@@ -266,7 +266,7 @@ class OpenSearchIndex(Retriever):
         if quality == "fast":
             return {"size": k, "_source": source, "query": keyword}, {}
         knn: dict[str, Any] = {
-            "vector": [float(x) for x in self._embedder.embed([query])[0]],
+            "vector": [float(x) for x in self._embedder.embed_query(query)],
             "k": max(PRECISE_POOL, k),
         }
         if filters:
