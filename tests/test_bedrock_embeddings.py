@@ -355,3 +355,30 @@ def test_given_cohere_embeddings_when_cards_are_indexed_and_searched_then_its_ve
     assert refused.status_code == 502
     assert refused.json()["error"]["code"] == "embeddings.failed"
     assert "AccessDeniedException: not authorized" in refused.json()["error"]["message"]
+
+
+def test_given_titan_calls_in_parallel_then_each_row_is_its_own_texts_vector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from botocore.awsrequest import AWSResponse
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    titan = BedrockEmbedder(TITAN, region="us-east-1", concurrency=8)
+    answered: list[str] = []
+
+    def answer(request: Any, **_: Any) -> AWSResponse:
+        """Bedrock on the wire: the vector of the text "7" points along the 8th axis."""
+        text = json.loads(request.body)["inputText"]
+        answered.append(text)
+        raw = json.dumps({"embedding": vector(512, int(text)), "inputTextTokenCount": 1})
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(raw))}
+        return AWSResponse(request.url, 200, headers, io.BytesIO(raw.encode()))
+
+    titan.client().meta.events.register("before-send.bedrock-runtime.InvokeModel", answer)
+    texts = [str(i) for i in range(40)]
+
+    vectors = titan.embed(texts)
+
+    np.testing.assert_array_equal(vectors.argmax(axis=1), range(40))
+    assert sorted(answered, key=int) == texts
