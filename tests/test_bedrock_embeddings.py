@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -382,3 +385,24 @@ def test_given_titan_calls_in_parallel_then_each_row_is_its_own_texts_vector(
 
     np.testing.assert_array_equal(vectors.argmax(axis=1), range(40))
     assert sorted(answered, key=int) == texts
+
+
+def test_given_bedrock_embeddings_when_the_lazy_embedder_is_built_then_nothing_heavy_loads() -> (
+    None
+):
+    script = (
+        "import sys\n"
+        "from groundwork.embeddings.factory import get_lazy_embedder\n"
+        "embedder = get_lazy_embedder()\n"
+        "print(embedder.dimension, 'boto3' in sys.modules, 'onnxruntime' in sys.modules)\n"
+    )
+    env = {"GROUNDWORK_EMBEDDINGS": "bedrock", "GROUNDWORK_BEDROCK_EMBEDDING_MODEL": COHERE}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
+    )
+
+    assert done.stdout.split() == ["1024", "False", "False"]

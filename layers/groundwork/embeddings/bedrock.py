@@ -32,7 +32,6 @@ logger = logging.getLogger(__name__)
 
 TITAN = "amazon.titan-embed-text-v2:0"
 COHERE = "cohere.embed-multilingual-v3"
-ModelId = Literal["amazon.titan-embed-text-v2:0", "cohere.embed-multilingual-v3"]
 
 #: What a text is to the model: a question (``query``) or text that may answer one
 #: (``passage``). Cohere embeds the two differently (``input_type``); Titan alike.
