@@ -308,7 +308,12 @@ def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_has
     cloud = get_lazy_embedder(settings)
 
     assert isinstance(index, OpenSearchIndex)
-    assert index.mapping == mapping(dimension=dimension)
+    assert index.mapping == mapping(
+        dimension=dimension,
+        engine=settings.opensearch_knn_engine,
+        shards=settings.opensearch_shards,
+        replicas=settings.opensearch_replicas,
+    )
     assert isinstance(cloud, BedrockEmbedder)
     assert (cloud.model_id, cloud.dimension) == (model_id, dimension)
     # Answers rank sentences with the embedded model, on which answerability was fitted.
