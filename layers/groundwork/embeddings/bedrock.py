@@ -44,7 +44,7 @@ DIMENSIONS: dict[str, int] = {TITAN: 512, COHERE: 1024}
 #: Texts per InvokeModel call: Titan takes one ``inputText``, Cohere a list of at most 96.
 BATCH_SIZES: dict[str, int] = {TITAN: 1, COHERE: 96}
 #: A text is cut to its first this many characters, at a space when there is one: Cohere
-#: refuses longer ones, and the passages Groundwork makes are under 1,000 (docs/ingestion.md).
+#: refuses longer ones, and ingest packs passages to about 900 (docs/retrieval.md).
 MAX_CHARS = 2048
 #: Calls in flight at once for one ``embed``: Bedrock throttles embedding models by requests
 #: per minute, so more would mostly be throttled.
