@@ -1,6 +1,7 @@
 """``groundwork ingest PATH --collection NAME``: index documents, with a progress bar.
 
 ``--delete`` removes the documents PATH names instead (the file need not exist any more).
+``--check`` (no PATH) reports the collection's sources whose passages the index lacks.
 A file of many passages gets a second bar while they are embedded.
 """
 
@@ -21,11 +22,19 @@ INNER_BAR_CARDS = 512
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser("ingest", help="index a file or a folder of documents")
-    parser.add_argument("path", type=Path, help="a file, or a folder searched recursively")
+    parser.add_argument(
+        "path", type=Path, nargs="?", help="a file, or a folder searched recursively"
+    )
     parser.add_argument("--collection", required=True, help="the collection to add them to")
     parser.add_argument("--tags", nargs="*", default=[], help="tags given to every document")
     parser.add_argument(
         "--delete", action="store_true", help="remove the documents PATH names from the collection"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="report the collection's sources whose passages the index does not hold as "
+        "recorded (a wiped index, an interrupted ingest); exit status 1 if any",
     )
     for field in ("title", "author", "year", "url", "language"):
         parser.add_argument(f"--{field}", help=f"the documents' {field}, replacing what they say")
@@ -39,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.starters.factory import starter_proposer
     from groundwork.storage.factory import get_storage
 
-    path: Path = args.path
+    path: Path | None = args.path
+    if (path is None) != bool(args.check):
+        print("groundwork ingest: give a PATH, or --check without one", file=sys.stderr)
+        return 2
     settings = get_settings()
     ingestor = Ingestor(
         get_retriever(settings),
@@ -47,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         starter_proposer(settings),
         max_file_bytes=settings.ingest_max_file_bytes,
     )
+    if path is None:
+        return _check(ingestor, args.collection)
     if args.delete:
         report = ingestor.delete(path, collection=args.collection)
         print(f"{report.deleted} documents deleted; {report.cards} passages removed")
@@ -57,10 +71,18 @@ def run(args: argparse.Namespace) -> int:
     return _ingest(ingestor, path, args)
 
 
+def _check(ingestor: Ingestor, collection: str) -> int:
+    problems = ingestor.check(collection)
+    for problem in problems:
+        print(f"  {problem.location or problem.source_id}: {problem.problem}")
+    print(f"{collection}: {len(problems)} sources with passages missing or unrecorded")
+    return 1 if problems else 0
+
+
 def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from groundwork.ingest.pipeline import discover
+    from groundwork.ingest.pipeline import discover, shown
 
     files, skipped = discover(path)
     root = path if path.is_dir() else path.parent
@@ -72,7 +94,7 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
         def advance(file: Path) -> None:
             if file in inner:
                 inner.pop(file).close()
-            bar.set_postfix_str(file.name[-30:])
+            bar.set_postfix_str(shown(file.name)[-30:])
             bar.update(1)
 
         def embedding(file: Path, ready: int, total: int) -> None:
@@ -80,7 +102,11 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
                 return
             if file not in inner:
                 inner[file] = tqdm(
-                    total=total, unit="passage", desc=file.name[-30:], position=1, leave=False
+                    total=total,
+                    unit="passage",
+                    desc=shown(file.name)[-30:],
+                    position=1,
+                    leave=False,
                 )
             inner[file].update(ready - inner[file].n)
 
@@ -101,5 +127,5 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
     for file, reason in report.failed.items():
         print(f"  failed: {file}: {reason}", file=sys.stderr)
     for folder, reason in skipped.items():
-        print(f"  skipped: {folder}: {reason}", file=sys.stderr)
+        print(f"  skipped: {shown(folder)}: {shown(reason)}", file=sys.stderr)
     return 1 if report.failed or skipped else 0
