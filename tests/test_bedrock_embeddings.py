@@ -195,6 +195,7 @@ def test_given_bedrock_keeps_throttling_then_it_is_a_503_after_bounded_attempts(
 
         stubber.assert_no_pending_responses()
     assert (caught.value.status, caught.value.code) == (503, "embeddings.throttled")
+    assert caught.value.headers == {"Retry-After": "10"}
     assert COHERE in caught.value.message
     assert len(waits) == ATTEMPTS - 1
     assert all(0 <= wait <= MAX_BACKOFF_S for wait in waits)

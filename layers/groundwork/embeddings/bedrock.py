@@ -52,6 +52,8 @@ CONCURRENT_CALLS = 8
 #: Attempts per call, and the longest wait between two: at most 0.25 + 0.5 + 1 + 2 + 4 s.
 ATTEMPTS = 6
 MAX_BACKOFF_S = 4.0
+#: ``Retry-After`` of ``embeddings.throttled``: the quotas are per minute.
+THROTTLED_RETRY_AFTER_S = 10
 
 _RETRIED_CODES = frozenset(
     {
@@ -196,6 +198,7 @@ class BedrockEmbedder(Embedder):
                     "embeddings.throttled",
                     f"Bedrock kept throttling {self.model_id} after {ATTEMPTS} attempts: retry "
                     "later, or raise its requests-per-minute quota.",
+                    headers={"Retry-After": str(THROTTLED_RETRY_AFTER_S)},
                 )
             if code == "ModelTimeoutException":
                 return retried, timed_out
