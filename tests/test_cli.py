@@ -1,5 +1,6 @@
 """The groundwork command: ingest with a summary, ask with citations."""
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,3 +86,29 @@ def test_given_a_collection_that_does_not_exist_when_asked_then_it_exits_1_with_
     assert code == 1
     assert out == ""
     assert "no collection 'nope'" in err
+
+
+def test_given_an_index_built_by_another_embedder_when_asked_then_refused_until_reindexed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_docs(tmp_path / "docs")
+    monkeypatch.setenv("GROUNDWORK_EMBEDDINGS", "minilm")
+    get_settings.cache_clear()
+    main(["ingest", str(tmp_path / "docs"), "--collection", "harbour"])
+    monkeypatch.setenv("GROUNDWORK_EMBEDDINGS", "e5")
+    get_settings.cache_clear()
+    capsys.readouterr()
+
+    refused = main(["ask", "When do spring tides happen?", "--collection", "harbour"])
+    said = capsys.readouterr().err
+    reindexed = main(["reindex"])
+    done = capsys.readouterr().out
+    answered = main(["ask", "When do spring tides happen?", "--collection", "harbour"])
+
+    assert refused == 2
+    assert "built with all-MiniLM-L6-v2" in said
+    assert "`groundwork reindex`" in said
+    assert reindexed == 0
+    assert re.search(r"\d+ passages re-embedded with multilingual-e5-small \(384", done)
+    assert answered == 0
+    assert "Spring tides happen twice a month" in capsys.readouterr().out

@@ -65,10 +65,14 @@ class Settings(BaseSettings):
     opensearch_replicas: int | None = Field(
         None, ge=0, description="Replicas of a new index; None: the domain's default."
     )
-    embeddings: Literal["minilm", "bedrock"] = Field(
-        "minilm",
-        description="The sentence embedding model; bedrock: the passage index is embedded by "
-        "GROUNDWORK_BEDROCK_EMBEDDING_MODEL, answers still rank sentences with the embedded model.",
+    embeddings: Literal["e5", "minilm", "bedrock"] = Field(
+        "e5",
+        description="The sentence embedding model: multilingual-e5-small (every language), "
+        "all-MiniLM-L6-v2 (English only, about four times faster to ingest; the `minilm` "
+        "extra), or bedrock: the passage index is embedded by "
+        "GROUNDWORK_BEDROCK_EMBEDDING_MODEL and answers still rank sentences with "
+        "multilingual-e5-small. An index built with one model is refused by another until "
+        "`groundwork reindex`.",
     )
     bedrock_embedding_model: Literal[
         "amazon.titan-embed-text-v2:0", "cohere.embed-multilingual-v3"

@@ -6,12 +6,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from groundwork.cli import admin, ask, check, eval, ingest, invoke, serve, setup_index
+from groundwork.cli import admin, ask, check, eval, ingest, invoke, reindex, serve, setup_index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = (serve, ingest, ask, eval, check, invoke, admin, setup_index)
+COMMANDS = (serve, ingest, ask, eval, check, invoke, admin, setup_index, reindex)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,8 +26,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from groundwork.retrieval.base import IndexEmbedderMismatch, IndexReindexing
+
     args = build_parser().parse_args(argv)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except (IndexEmbedderMismatch, IndexReindexing) as refused:
+        print(f"groundwork {args.command}: {refused.message}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -16,11 +16,12 @@ import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.models import BEDROCK_MODELS, COHERE_V3, TITAN_V2
 from groundwork.errors import ApiError
 
 if TYPE_CHECKING:
@@ -28,19 +29,13 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
+    from groundwork.embeddings.base import Role
+
 logger = logging.getLogger(__name__)
 
-TITAN = "amazon.titan-embed-text-v2:0"
-COHERE = "cohere.embed-multilingual-v3"
+TITAN = TITAN_V2.name
+COHERE = COHERE_V3.name
 
-#: What a text is to the model: a question (``query``) or text that may answer one
-#: (``passage``). Cohere embeds the two differently (``input_type``); Titan alike.
-Role = Literal["query", "passage"]
-
-#: Each model's vector size, known without calling it. Titan's is ours to choose (256, 512 or
-#: 1024): 512 keeps about 99% of 1024's retrieval accuracy by Amazon's measure for half the
-#: memory, disk and OpenSearch capacity per card. Cohere's is fixed.
-DIMENSIONS: dict[str, int] = {TITAN: 512, COHERE: 1024}
 #: Texts per InvokeModel call: Titan takes one ``inputText``, Cohere a list of at most 96.
 BATCH_SIZES: dict[str, int] = {TITAN: 1, COHERE: 96}
 #: A text is cut to its first this many characters, at a space when there is one: Cohere
@@ -80,10 +75,11 @@ class BedrockEmbedder(Embedder):
         concurrency: int = CONCURRENT_CALLS,
         sleep: Callable[[float], object] = time.sleep,
     ) -> None:
-        if model_id not in DIMENSIONS:
+        if model_id not in BEDROCK_MODELS:
             raise ValueError(f"unknown Bedrock embedding model {model_id!r}")
         self.model_id = model_id
-        self.dimension = DIMENSIONS[model_id]
+        # What the index records: another model, or Titan at another size, is a mismatch.
+        self.model = BEDROCK_MODELS[model_id]
         self._region = region
         self._timeout_s = timeout_s
         self._client = client
@@ -91,7 +87,7 @@ class BedrockEmbedder(Embedder):
         self._concurrency = concurrency
         self._sleep = sleep
 
-    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         size = BATCH_SIZES[self.model_id]
         batches = [[clip(t) for t in texts[i : i + size]] for i in range(0, len(texts), size)]
         if not batches:
@@ -106,10 +102,6 @@ class BedrockEmbedder(Embedder):
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         unit: npt.NDArray[np.float32] = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
         return unit
-
-    def embed_query(self, question: str) -> npt.NDArray[np.float32]:
-        row: npt.NDArray[np.float32] = self.embed([question], role="query")[0]
-        return row
 
     def _in_parallel(self, batches: list[list[str]], role: Role) -> list[npt.NDArray[np.float32]]:
         pool = ThreadPoolExecutor(min(self._concurrency, len(batches)))
