@@ -65,11 +65,22 @@ class Settings(BaseSettings):
     opensearch_replicas: int | None = Field(
         None, ge=0, description="Replicas of a new index; None: the domain's default."
     )
-    embeddings: Literal["e5", "minilm"] = Field(
+    embeddings: Literal["e5", "minilm", "bedrock"] = Field(
         "e5",
-        description="The sentence embedding model: multilingual-e5-small (every language), or "
+        description="The sentence embedding model: multilingual-e5-small (every language), "
         "all-MiniLM-L6-v2 (English only, about four times faster to ingest; the `minilm` "
-        "extra). An index built with one is refused by the other until `groundwork reindex`.",
+        "extra), or bedrock: the passage index is embedded by "
+        "GROUNDWORK_BEDROCK_EMBEDDING_MODEL and answers still rank sentences with "
+        "multilingual-e5-small. An index built with one model is refused by another until "
+        "`groundwork reindex`.",
+    )
+    bedrock_embedding_model: Literal[
+        "amazon.titan-embed-text-v2:0", "cohere.embed-multilingual-v3"
+    ] = Field(
+        "amazon.titan-embed-text-v2:0",
+        description="With GROUNDWORK_EMBEDDINGS=bedrock: Titan Text Embeddings V2 (512 "
+        "dimensions) or Cohere Embed Multilingual v3 (1,024). Its region is "
+        "GROUNDWORK_BEDROCK_REGION.",
     )
     generation: Literal["extractive", "openai", "bedrock", "llama"] = Field(
         "extractive",

@@ -26,6 +26,7 @@ from groundwork.retrieval.base import (
     SearchFilter,
 )
 from groundwork.retrieval.embedded import EmbeddedIndex
+from groundwork.retrieval.sentence_vectors import decode, key
 from tests.retrieval.conftest import HashingEmbedder, card
 
 QUALITIES: list[Quality] = ["fast", "precise"]
@@ -54,13 +55,18 @@ def embedder() -> HashingEmbedder:
     return SynonymEmbedder()
 
 
+#: Opens the test's index with an embedder of its cards, and of its sentences (by default the
+#: same, as with every embedded model; with Bedrock, the embedded model).
+Backend = Callable[..., Retriever]
+
+
 @pytest.fixture(params=["embedded", "opensearch"])
-def backend(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[Callable[[Embedder], Retriever]]:
-    """Opens the test's index (the same one each time) with a given embedder."""
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """Opens the test's index (the same one each time) with the given embedders."""
     if request.param == "embedded":
-        yield lambda embedder: EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+        yield lambda embedder, sentences=None: EmbeddedIndex(
+            tmp_path / "index.sqlite3", embedder, sentences
+        )
         return
     from groundwork.retrieval.opensearch import OpenSearchIndex
 
@@ -69,10 +75,11 @@ def backend(
     engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "faiss")
     auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
 
-    def open_index(embedder: Embedder) -> Retriever:
+    def open_index(embedder: Embedder, sentences: Embedder | None = None) -> Retriever:
         return OpenSearchIndex(
             client,
             embedder,
+            sentences=sentences,
             index=name,
             pipeline=name,
             serverless=auth == "aoss",
@@ -333,6 +340,44 @@ def test_given_an_index_built_by_one_model_when_another_searches_or_writes_then_
     assert refused.value.code == "index.embedder_mismatch"
     assert refused.value.built_by == embedder.model
     assert ids(backend(embedder), "tax on imports", ALL, 2, "precise")[0] in {"tagged", "other"}
+
+
+class OtherSentenceEmbedder(SynonymEmbedder):
+    """Another model for the sentences, at the same dimension: its cosines mean nothing to
+    questions embedded by the first."""
+
+    model = EmbeddingModel("other-hashing", 64)
+
+
+def test_given_cards_and_sentences_embedded_by_two_models_then_neither_is_mixed_with_another(
+    backend: Backend, embedder: HashingEmbedder
+) -> None:
+    """As with Bedrock: a cloud model embeds the cards, the embedded model their sentences."""
+    cloud = NarrowEmbedder()
+    backend(cloud, embedder).upsert(FILLED)
+
+    (hit,) = backend(cloud, embedder).search("a tax on imports", ALL, 1, quality="precise")
+    changed_sentences = backend(cloud, OtherSentenceEmbedder())
+    same_for_both = backend(cloud)
+
+    assert hit.sentence_vectors
+    stored = decode(hit.sentence_vectors, embedder.dimension)
+    (expected,) = embedder.embed([hit.card.text], role="passage")
+    assert float(stored[key(hit.card.text)] @ expected) > 0.999
+    refusals = []
+    for refused_by in (changed_sentences, same_for_both):
+        with pytest.raises(IndexEmbedderMismatch) as refused:
+            refused_by.search("tax", ALL, 5, quality="fast")
+        refusals.append((refused.value.built_by, refused.value.configured))
+    # Each names the sentences' model that built them, not the cards'.
+    assert refusals == [
+        (embedder.model, OtherSentenceEmbedder.model),
+        (embedder.model, cloud.model),
+    ]
+    assert backend(embedder).reindex() == len(FILLED)
+    assert ids(backend(embedder), "tax on imports", ALL, 2, "precise")[0] in {"tagged", "other"}
+    with pytest.raises(IndexEmbedderMismatch):
+        backend(cloud, embedder).search("tax", ALL, 5, quality="fast")
 
 
 def test_given_a_reindex_killed_midway_when_run_again_then_it_ends_with_every_card_re_embedded(

@@ -2,8 +2,8 @@
 
 Vectors are computed when cards are written, never at query time (only the question is
 embedded): one per card, and one per sentence of the card, which an answer ranks
-(``retrieval.sentence_vectors``). The file records the embedding model that built them
-(``index_meta``) and refuses to search or write with another (``groundwork reindex``
+(``retrieval.sentence_vectors``). The file records the embedding models that built the two
+(``index_meta``) and refuses to search or write with others (``groundwork reindex``
 re-embeds). For search the card vectors are held in memory as one float32 matrix, reloaded
 when the file changes (also when another process, such as ``groundwork ingest``, wrote it).
 Filters are applied before scoring: the vector side scores only the rows the filter allows,
@@ -71,11 +71,16 @@ CREATE TABLE IF NOT EXISTS reindex_vectors (
 
 
 class EmbeddedIndex(KeywordIndex):
-    """Hybrid search: BM25 (FTS5) and exact cosine similarity, fused by normalised scores."""
+    """Hybrid search: BM25 (FTS5) and exact cosine similarity, fused by normalised scores.
 
-    def __init__(self, path: Path, embedder: Embedder) -> None:
+    ``embedder`` embeds the cards and the questions searched for; ``sentences`` (by default
+    the same) the sentence vectors, which answers compare with their question embedded by it.
+    """
+
+    def __init__(self, path: Path, embedder: Embedder, sentences: Embedder | None = None) -> None:
         super().__init__(path)
         self._embedder = embedder
+        self._sentences = sentences or embedder
         self._vectors: _Vectors | None = None
         self._version = -1
         self._vectors_lock = threading.Lock()
@@ -85,13 +90,14 @@ class EmbeddedIndex(KeywordIndex):
                     self._db.execute(statement)
             has_vectors = self._db.execute("SELECT 1 FROM card_vectors LIMIT 1").fetchone()
             if not has_vectors:
-                # Nothing to mix: a file without vectors takes the configured model.
+                # Nothing to mix: a file without vectors takes the configured models.
                 self._record("embedding_model", embedder.model)
+                self._record("sentence_model", self._sentences.model)
             elif self._recorded("embedding_model") is None:
                 # Vectors written before the file recorded their model were MiniLM's, the
                 # only model there was.
                 self._record("embedding_model", MINILM)
-        if self.built_by() == embedder.model:
+        if not self._mismatches():
             self._backfill()
 
     def built_by(self) -> EmbeddingModel:
@@ -100,6 +106,13 @@ class EmbeddedIndex(KeywordIndex):
             recorded = self._recorded("embedding_model")
         assert recorded is not None
         return recorded
+
+    def sentences_built_by(self) -> EmbeddingModel:
+        """The embedding model of the stored sentence vectors."""
+        with self._lock:
+            recorded = self._recorded("sentence_model")
+        # Not recorded: the cards' model built them too, as before there could be two.
+        return recorded or self.built_by()
 
     def _recorded(self, name: str) -> EmbeddingModel | None:
         row = self._db.execute("SELECT value FROM index_meta WHERE key = ?", (name,)).fetchone()
@@ -111,15 +124,23 @@ class EmbeddedIndex(KeywordIndex):
             (name, json.dumps({"name": model.name, "dimension": model.dimension})),
         )
 
+    def _mismatches(self) -> list[tuple[EmbeddingModel, EmbeddingModel]]:
+        """``(built by, configured)`` of the cards' and the sentences' vectors that differ."""
+        pairs = [
+            (self.built_by(), self._embedder.model),
+            (self.sentences_built_by(), self._sentences.model),
+        ]
+        return [(built_by, configured) for built_by, configured in pairs if built_by != configured]
+
     def _check(self) -> None:
-        """Refuse to mix: the file's vectors must be the configured model's."""
-        built_by = self.built_by()
-        if built_by != self._embedder.model:
-            raise IndexEmbedderMismatch(built_by, self._embedder.model)
+        """Refuse to mix: the file's vectors must be the configured models'."""
+        mismatches = self._mismatches()
+        if mismatches:
+            raise IndexEmbedderMismatch(*mismatches[0])
 
     def _embedded(self, cards: Sequence[Card]) -> CardVectors:
         passages = self._embedder.embed([passage_text(card) for card in cards], role="passage")
-        return CardVectors(passages, embed_sentences(cards, self._embedder))
+        return CardVectors(passages, embed_sentences(cards, self._sentences))
 
     def upsert(self, cards: Sequence[Card]) -> None:
         self._check()
@@ -193,14 +214,18 @@ class EmbeddedIndex(KeywordIndex):
         return hits
 
     def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
-        """Every card embedded again by the configured model into ``reindex_vectors``, a
+        """Every card embedded again by the configured models into ``reindex_vectors``, a
         batch per transaction (a run killed midway goes on from there), then swapped in for
-        the old vectors and recorded as the file's model, in one transaction."""
-        model = self._embedder.model
+        the old vectors and recorded as the file's models, in one transaction."""
+        model, sentence_model = self._embedder.model, self._sentences.model
         with self._transaction():
-            if self._recorded("reindex_model") != model:
+            if (self._recorded("reindex_model"), self._recorded("reindex_sentence_model")) != (
+                model,
+                sentence_model,
+            ):
                 self._db.execute("DELETE FROM reindex_vectors")
                 self._record("reindex_model", model)
+                self._record("reindex_sentence_model", sentence_model)
             total = int(self._db.execute("SELECT count(*) FROM cards").fetchone()[0])
             todo = [
                 r[0]
@@ -242,8 +267,11 @@ class EmbeddedIndex(KeywordIndex):
                 "SELECT card_rowid, vector, sentences FROM reindex_vectors"
             )
             self._db.execute("DELETE FROM reindex_vectors")
-            self._db.execute("DELETE FROM index_meta WHERE key = 'reindex_model'")
+            self._db.execute(
+                "DELETE FROM index_meta WHERE key IN ('reindex_model', 'reindex_sentence_model')"
+            )
             self._record("embedding_model", model)
+            self._record("sentence_model", sentence_model)
         self._vectors = None
         return total
 

@@ -16,16 +16,19 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
     settings = settings or get_settings()
     match settings.retrieval:
         case "embedded":
-            from groundwork.embeddings.factory import get_embedder
+            from groundwork.embeddings.factory import get_embedder, get_index_embedder
             from groundwork.retrieval.embedded import EmbeddedIndex
 
-            return EmbeddedIndex(settings.index_path, get_embedder(settings))
+            # The sentence vectors are the embedded model's, which answers rank them with.
+            return EmbeddedIndex(
+                settings.index_path, get_index_embedder(settings), get_embedder(settings)
+            )
         case "keyword":
             from groundwork.retrieval.keyword import KeywordIndex
 
             return KeywordIndex(settings.index_path)
         case "opensearch":
-            from groundwork.embeddings.factory import get_lazy_embedder
+            from groundwork.embeddings.factory import get_index_embedder, get_lazy_embedder
             from groundwork.retrieval.opensearch import OpenSearchIndex, connect
 
             if not settings.opensearch_url:
@@ -38,7 +41,8 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
                     settings.opensearch_url, region=settings.opensearch_region, service=service
                 ),
                 # Loaded on the first search or write: listing and counting need no model.
-                get_lazy_embedder(settings),
+                get_index_embedder(settings, lazy=True),
+                sentences=get_lazy_embedder(settings),
                 index=settings.opensearch_index,
                 serverless=settings.opensearch_auth == "aoss",
                 engine=settings.opensearch_knn_engine,

@@ -17,10 +17,11 @@ then the old ones deleted by their ids; the search sees only what the collection
 refreshed (about a minute). opensearch-py is an optional extra (``pip install
 groundwork[opensearch]``), imported when the index is built.
 
-The index's mapping records the embedding model of its vectors (``_meta``); a search or write
-with another model is refused (:class:`IndexEmbedderMismatch`) until ``reindex`` re-embeds
-every card. Each document also carries its sentences' vectors, not indexed
-(``sentence_vectors``, see ``retrieval.sentence_vectors``).
+The index's mapping records the embedding model of its vectors (``_meta``), and the model of
+the sentence vectors where another one built them; a search or write with other models is
+refused (:class:`IndexEmbedderMismatch`) until ``reindex`` re-embeds every card. Each
+document also carries its sentences' vectors, not indexed (``sentence_vectors``, see
+``retrieval.sentence_vectors``).
 """
 
 from __future__ import annotations
@@ -88,13 +89,15 @@ KnnEngine = Literal["faiss", "lucene"]
 def mapping(
     *,
     model: EmbeddingModel = E5_SMALL,
+    sentences: EmbeddingModel | None = None,
     engine: KnnEngine = "faiss",
     shards: int | None = 1,
     replicas: int | None = None,
     reindexing: bool = False,
 ) -> dict[str, Any]:
-    """The index of cards, recording the model of its vectors (and, while ``reindex`` writes
-    it, that it is not complete); ``None`` shards or replicas leave the cluster's default."""
+    """The index of cards, recording the model of its vectors, and of its sentence vectors
+    (``sentences``; ``None``: the same), and, while ``reindex`` writes it, that it is not
+    complete; ``None`` shards or replicas leave the cluster's default."""
     index: dict[str, Any] = {"knn": True}
     if shards is not None:
         index["number_of_shards"] = shards
@@ -104,7 +107,7 @@ def mapping(
         "settings": {"index": index},
         "mappings": {
             "dynamic": "strict",
-            "_meta": _meta(model, reindexing=reindexing),
+            "_meta": _meta(model, sentences, reindexing=reindexing),
             "properties": {
                 "card_id": {"type": "keyword"},
                 "write_id": {"type": "keyword"},
@@ -134,11 +137,20 @@ def mapping(
     }
 
 
-def _meta(model: EmbeddingModel, *, reindexing: bool = False) -> dict[str, Any]:
-    meta: dict[str, Any] = {"embedding_model": {"name": model.name, "dimension": model.dimension}}
+def _meta(
+    model: EmbeddingModel, sentences: EmbeddingModel | None = None, *, reindexing: bool = False
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {"embedding_model": _recorded(model)}
+    if sentences is not None and sentences != model:
+        # Absent, the cards' model built them too (an index has always recorded it so).
+        meta["sentence_model"] = _recorded(sentences)
     if reindexing:
         meta["reindexing"] = True
     return meta
+
+
+def _recorded(model: EmbeddingModel) -> dict[str, Any]:
+    return {"name": model.name, "dimension": model.dimension}
 
 
 #: The index mapping and the search pipeline; infra/opensearch/ holds the same as JSON.
@@ -163,6 +175,8 @@ _FIELDS = ["text^10", "heading^4", "title^2"]
 class OpenSearchIndex(Retriever):
     """Cards in one OpenSearch index; ``client`` is an ``opensearchpy.OpenSearch``.
 
+    ``embedder`` embeds the cards and the questions searched for; ``sentences`` (by default
+    the same) the sentence vectors, which answers compare with their question embedded by it.
     ``refresh`` makes each write wait until it is searchable (``refresh=wait_for``), for tests
     and local use; managed domains make writes searchable within a second anyway.
     """
@@ -172,6 +186,7 @@ class OpenSearchIndex(Retriever):
         client: Any,
         embedder: Embedder,
         *,
+        sentences: Embedder | None = None,
         index: str = "groundwork-cards",
         pipeline: str = "groundwork-hybrid",
         serverless: bool = False,
@@ -186,6 +201,7 @@ class OpenSearchIndex(Retriever):
     ) -> None:
         self._client = client
         self._embedder = embedder
+        self._sentences = sentences or embedder
         self._index = index
         self._pipeline = pipeline
         self._serverless = serverless
@@ -195,7 +211,7 @@ class OpenSearchIndex(Retriever):
             "shards": None if serverless else shards,
             "replicas": None if serverless else replicas,
         }
-        self.mapping = mapping(model=embedder.model, **self._layout)
+        self.mapping = self._mapping()
         self._write_params = {"refresh": "wait_for"} if refresh else {}
         self._sleep = sleep
         self._read_timeout_s = read_timeout_s
@@ -232,8 +248,21 @@ class OpenSearchIndex(Retriever):
             )
         self._ensured = True
 
+    def _mapping(self, *, reindexing: bool = False) -> dict[str, Any]:
+        return mapping(
+            model=self._embedder.model,
+            sentences=self._sentences.model,
+            reindexing=reindexing,
+            **self._layout,
+        )
+
     def built_by(self) -> EmbeddingModel | None:
         """The embedding model the index's vectors were built by (None: no index yet)."""
+        recorded = self._built_by()
+        return recorded[0] if recorded else None
+
+    def _built_by(self) -> tuple[EmbeddingModel, EmbeddingModel] | None:
+        """The models of the cards' and of the sentences' vectors (None: no index yet)."""
         from opensearchpy.exceptions import NotFoundError
 
         try:
@@ -248,17 +277,22 @@ class OpenSearchIndex(Retriever):
         if meta.get("reindexing"):
             raise IndexReindexing()
         # An index from before the record holds MiniLM's vectors, the only model there was.
-        return EmbeddingModel(**recorded) if recorded else MINILM
+        cards = EmbeddingModel(**recorded) if recorded else MINILM
+        sentences = meta.get("sentence_model")
+        return cards, EmbeddingModel(**sentences) if sentences else cards
 
     def _check(self) -> None:
         """Refuse to mix two models' vectors; once it passed, asked again after a minute."""
         now = time.monotonic()
         if self._checked_at is not None and now - self._checked_at < CHECK_INTERVAL:
             return
-        built_by = self.built_by()
-        if built_by is not None and built_by != self._embedder.model:
-            raise IndexEmbedderMismatch(built_by, self._embedder.model)
-        self._checked_at = now if built_by is not None else None
+        recorded = self._built_by()
+        if recorded is not None:
+            configured = (self._embedder.model, self._sentences.model)
+            for built_by, model in zip(recorded, configured, strict=True):
+                if built_by != model:
+                    raise IndexEmbedderMismatch(built_by, model)
+        self._checked_at = now if recorded is not None else None
 
     def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
         """Every card embedded again by the configured model, and the index rebuilt with it.
@@ -289,7 +323,7 @@ class OpenSearchIndex(Retriever):
                 vectors = self._embedder.embed(
                     [_embedded_text(card) for card in batch], role="passage"
                 )
-                sentences = embed_sentences(batch, self._embedder)
+                sentences = embed_sentences(batch, self._sentences)
                 partial = work / f"batch-{n}.part.npz"
                 np.savez(
                     partial,
@@ -310,7 +344,7 @@ class OpenSearchIndex(Retriever):
         with contextlib.suppress(NotFoundError):
             self._call(self._client.indices.delete, index=self._index)
         self._ensured = False
-        self.mapping = mapping(model=self._embedder.model, reindexing=True, **self._layout)
+        self.mapping = self._mapping(reindexing=True)
         self.ensure()
         for n in range(batches):
             with np.load(work / f"batch-{n}.npz") as saved:
@@ -325,9 +359,9 @@ class OpenSearchIndex(Retriever):
         self._call(
             self._client.indices.put_mapping,
             index=self._index,
-            body={"_meta": _meta(self._embedder.model)},
+            body={"_meta": _meta(self._embedder.model, self._sentences.model)},
         )
-        self.mapping = mapping(model=self._embedder.model, **self._layout)
+        self.mapping = self._mapping()
         self._checked_at = None
 
     def _all_cards(self) -> Iterator[Card]:
@@ -543,7 +577,7 @@ class OpenSearchIndex(Retriever):
             texts = [_embedded_text(card) for card in cards]
             embedded = (
                 self._embedder.embed(texts, role="passage"),
-                embed_sentences(cards, self._embedder),
+                embed_sentences(cards, self._sentences),
             )
         vectors, sentences = embedded
         actions: list[dict[str, Any]] = []
