@@ -70,15 +70,26 @@ def deployed(resources: dict[str, Any], embedding_model: str) -> dict[str, Any]:
 
 
 def invoked_models(resources: dict[str, Any], function: str) -> set[str]:
-    """The Bedrock models ``function``'s role may call InvokeModel on."""
+    """The Bedrock models ``function``'s role may call InvokeModel on: a foundation model of the
+    region or an inference profile of the account, named; or any region's models through a
+    profile named in the statement's condition."""
     models = set()
     for policy in resources[f"{function}Role"]["Properties"]["Policies"]:
         for statement in policy["PolicyDocument"]["Statement"]:
             actions = statement["Action"]
-            if "bedrock:InvokeModel" in ([actions] if isinstance(actions, str) else actions):
-                prefix = f"arn:aws:bedrock:{REGION}::foundation-model/"
-                assert statement["Resource"].startswith(prefix), statement
-                models.add(statement["Resource"].removeprefix(prefix))
+            if "bedrock:InvokeModel" not in ([actions] if isinstance(actions, str) else actions):
+                continue
+            arns = statement["Resource"]
+            if "Condition" in statement:
+                assert arns == "arn:aws:bedrock:*::foundation-model/*", statement
+                (arns,) = statement["Condition"]["StringEquals"].values()
+            for arn in [arns] if isinstance(arns, str) else arns:
+                model = arn.split("/", 1)[1]
+                assert arn in (
+                    f"arn:aws:bedrock:{REGION}::foundation-model/{model}",
+                    f"arn:aws:bedrock:{REGION}:1:inference-profile/{model}",
+                ), statement
+                models.add(model)
     return models
 
 
