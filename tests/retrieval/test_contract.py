@@ -255,3 +255,20 @@ def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope
 
     assert [hit.card.id for hit in german] == ["de"]
     assert english[0].card.id == "en"
+
+
+def test_given_cards_with_and_without_locations_when_read_then_they_round_trip_and_are_counted(
+    retriever: Retriever,
+) -> None:
+    """Given a card that knows where it is in its PDF and one written before cards did, when
+    searched, then the location comes back as written, and the old one is counted as
+    unlocated in its collection."""
+    located = card("p2", "the reading room closes at eight", char_start=40, char_end=72,
+                   page=2, page_end=2, heading_path=["Hours", "Reading room"])  # fmt: skip
+    old = card("old", "the reading room was rebuilt", collection="archive")
+    retriever.upsert([located, old])
+
+    (hit,) = retriever.search("closes eight", SearchFilter(collections=["main"]), 1)
+
+    assert hit.card == located
+    assert retriever.unlocated() == {"archive": 1}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator as PyGenerator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from groundwork.answer.answerability import answers, probability
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from groundwork.answer.verification import CitationVerifier
-    from groundwork.domain.citations import Citation
+    from groundwork.domain.citations import Citation, GroundingSupport
     from groundwork.embeddings.base import Embedder
     from groundwork.generation.base import Generator, Turn
     from groundwork.retrieval.base import Retriever, SearchFilter
@@ -66,6 +66,8 @@ class Finish:
     #: The language the text is written in (``answer.language``), whatever was asked.
     language: str | None = None
     answerability: float = 0.0
+    #: The cited sentences of the text as delivered, with their citations (UTF-8 offsets).
+    grounding_supports: list[GroundingSupport] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class Answer:
     completion_tokens: int = 0
     language: str | None = None
     answerability: float = 0.0
+    grounding_supports: list[GroundingSupport] = field(default_factory=list)
 
 
 class AnswerService:
@@ -111,6 +114,7 @@ class AnswerService:
                     completion_tokens=event.completion_tokens,
                     language=event.language,
                     answerability=event.answerability,
+                    grounding_supports=event.grounding_supports,
                 )
         raise AssertionError("an answer stream always ends with Finish")
 
@@ -184,6 +188,7 @@ class AnswerService:
             completion_tokens=count_tokens(sent),
             language=written_language(sent, _cited_cards(passages, citations)),
             answerability=answerability,
+            grounding_supports=cited.grounding_supports(sent),
         )
 
     def _embedding(self) -> Embedder:

@@ -74,6 +74,12 @@ class Retriever(ABC):
     def count(self, collection: str | None = None) -> int:
         """How many cards the index holds, in one collection or in all."""
 
+    def unlocated(self) -> dict[str, int]:
+        """Cards written before cards knew where they are in their document (no character
+        range), counted by collection: their citations have no ``source_location`` until
+        their files are ingested again."""
+        return {}
+
 
 def day(value: str, *, end: bool = False) -> str:
     """An ISO date of any precision as a full day, its first (or, with ``end``, last) one."""

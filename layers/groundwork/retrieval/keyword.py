@@ -265,6 +265,14 @@ class KeywordIndex(Retriever):
                 ).fetchone()
         return int(row[0])
 
+    def unlocated(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT collection, count(*) FROM cards "
+                "WHERE json_extract(payload, '$.char_start') IS NULL GROUP BY collection"
+            ).fetchall()
+        return {str(name): int(n) for name, n in rows}
+
     def close(self) -> None:
         self._db.close()
 

@@ -75,6 +75,8 @@ def mapping(
                 "language": {"type": "keyword"},
                 "period_start": {"type": "keyword"},
                 "period_end": {"type": "keyword"},
+                "char_start": {"type": "integer"},
+                "page": {"type": "integer"},
                 "text": {"type": "text", "analyzer": "english"},
                 "heading": {"type": "text", "analyzer": "english"},
                 "title": {"type": "text", "analyzer": "english"},
@@ -111,6 +113,8 @@ PIPELINE: dict[str, Any] = {
     ],
 }
 _FIELDS = ["text^10", "heading^4", "title^2"]
+#: Fields added to the mapping after the first release; ``ensure`` adds them to an older index.
+_LATER_FIELDS = ("language", "char_start", "page")
 
 
 class OpenSearchIndex(Retriever):
@@ -169,10 +173,11 @@ class OpenSearchIndex(Retriever):
         except RequestError as error:
             if error.error != "resource_already_exists_exception":
                 raise
-            # An index created before cards had a language gains the field (strict mapping).
-            language = {"language": self.mapping["mappings"]["properties"]["language"]}
+            # An index created before cards had these fields gains them (strict mapping).
+            properties = self.mapping["mappings"]["properties"]
+            later = {name: properties[name] for name in _LATER_FIELDS}
             self._call(
-                self._client.indices.put_mapping, index=self._index, body={"properties": language}
+                self._client.indices.put_mapping, index=self._index, body={"properties": later}
             )
         self._ensured = True
 
@@ -282,6 +287,18 @@ class OpenSearchIndex(Retriever):
         query = {"term": {"collection": collection}} if collection else {"match_all": {}}
         response = self._read(self._client.count, index=self._index, body={"query": query})
         return 0 if response is None else int(response["count"])
+
+    def unlocated(self) -> dict[str, int]:
+        body = {
+            "size": 0,
+            "query": {"bool": {"must_not": [{"exists": {"field": "char_start"}}]}},
+            "aggs": {"collections": {"terms": {"field": "collection", "size": 10_000}}},
+        }
+        response = self._read(self._client.search, index=self._index, body=body)
+        if response is None:
+            return {}
+        buckets = response.get("aggregations", {}).get("collections", {}).get("buckets", [])
+        return {str(b["key"]): int(b["doc_count"]) for b in buckets}
 
     def _read(self, method: Callable[..., Any], **kwargs: Any) -> Any:
         """A read; ``None`` when nothing was written yet (no index, and so no pipeline)."""
@@ -412,6 +429,8 @@ def document(card: Card, vector: list[float]) -> dict[str, Any]:
         "language": card.language,
         "period_start": day(start) if start else None,
         "period_end": day(end, end=True) if end else None,
+        "char_start": card.char_start,
+        "page": card.page,
         "text": card.text,
         "heading": " ".join(card.heading_path),
         "title": card.title or "",

@@ -46,8 +46,8 @@ router = APIRouter(prefix="/v1", tags=["chat completions"])
 
 _STREAM_DOC = (
     "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
-    "chunk (empty `delta`, `finish_reason`) carries `citations`, `support_score` and "
-    "`answerability`."
+    "chunk (empty `delta`, `finish_reason`) carries `citations`, `grounding_supports`, "
+    "`support_score` and `answerability`."
 )
 
 
@@ -108,6 +108,7 @@ async def create_chat_completion(
             ],
             usage=_usage(prompt_tokens, answer.completion_tokens),
             citations=answer.citations,
+            grounding_supports=answer.grounding_supports,
             support_score=answer.support_score,
             language=answer.language,
             requested_language=options.language,
@@ -162,6 +163,7 @@ async def _sse(
                     | {
                         "choices": [_choice({}, event.finish_reason)],
                         "citations": [c.model_dump() for c in event.citations],
+                        "grounding_supports": [g.model_dump() for g in event.grounding_supports],
                         "support_score": event.support_score,
                         "language": event.language,
                         "requested_language": requested_language,

@@ -79,6 +79,7 @@ def _feed(conv_id: str, turns: list[Turn]) -> Feed:
                 answer=chosen.answer,
                 answer_id=chosen.answer_id,
                 citations=chosen.citations,
+                grounding_supports=chosen.grounding_supports,
                 support_score=chosen.support,
                 cached=chosen.cached,
                 quality=chosen.quality,

@@ -10,7 +10,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from groundwork.chat.request import ChatScope, Quality  # noqa: TC001 (pydantic needs them)
-from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
+from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
+    Citation,
+    GroundingSupport,
+)
 
 
 class ChatExport(BaseModel):
@@ -27,6 +30,11 @@ class ChatDone(BaseModel):
     request_id: str | None = None
     text: str
     citations: list[Citation]
+    grounding_supports: list[GroundingSupport] = Field(
+        default_factory=list,
+        description="The cited sentences of `text` (UTF-8 byte offsets) and their citations; "
+        "empty for an answer saved before they were kept.",
+    )
     support_score: float | None = Field(None, description="How grounded the answer is, 0–1.")
     answerability: float | None = Field(
         None,
@@ -55,6 +63,7 @@ class FeedItem(BaseModel):
     answer: str
     answer_id: str
     citations: list[Citation]
+    grounding_supports: list[GroundingSupport] = Field(default_factory=list)
     support_score: float | None
     cached: bool
     quality: str

@@ -7,7 +7,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from groundwork.chat.request import ChatScope  # noqa: TC001 (pydantic needs it at run time)
-from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
+from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
+    Citation,
+    GroundingSupport,
+)
 
 
 class TextPart(BaseModel):
@@ -102,6 +105,12 @@ class ChatCompletion(BaseModel):
     choices: list[Choice]
     usage: Usage
     citations: list[Citation]
+    grounding_supports: list[GroundingSupport] = Field(
+        default_factory=list,
+        description="Each cited sentence of the answer (UTF-8 byte offsets into the content, "
+        "its markers left out) with the citations that support it and their scores, as "
+        "Vertex AI's `groundingSupports`.",
+    )
     support_score: float | None = Field(
         None,
         description="0–1: how well the retrieved passages support the answer's sentences "
