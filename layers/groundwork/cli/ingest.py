@@ -55,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
         print("groundwork ingest: --collection is required", file=sys.stderr)
         return 2
     settings = get_settings()
+    retriever = get_retriever(settings)
     ingestor = Ingestor(
-        get_retriever(settings),
+        retriever,
         get_storage(settings),
         starter_proposer(settings),
         max_file_bytes=settings.ingest_max_file_bytes,
@@ -68,7 +69,21 @@ def run(args: argparse.Namespace) -> int:
     if not path.exists():
         print(f"groundwork ingest: {path} does not exist", file=sys.stderr)
         return 2
-    return _ingest(ingestor, path, args)
+    code = _ingest(ingestor, path, args)
+    if retriever.count(args.collection):
+        from groundwork.auth.local import grant_local
+        from groundwork.storage.factory import get_stores
+
+        # Registered, so that the page lists it, and seen by this computer's local user.
+        grant_local(get_stores(settings).accounts, args.collection)
+    stale = retriever.unlocated().get(args.collection)
+    if stale:
+        print(
+            f"  note: {stale} passages of {args.collection} were indexed by an older version "
+            "and are cited without a source location; ingest their files again to add it",
+            file=sys.stderr,
+        )
+    return code
 
 
 def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:

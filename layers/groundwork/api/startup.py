@@ -1,0 +1,45 @@
+"""What the service does once when it starts, before it answers anything."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundwork.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+def start(settings: Settings) -> None:
+    """Seed the default collection with the docs (when asked), set up the local user (when
+    on), and say which collections still hold cards without source locations."""
+    from groundwork.retrieval.factory import get_retriever
+
+    retriever = get_retriever(settings)
+    if settings.bootstrap_docs and settings.docs_dir is not None:
+        from groundwork.ingest.bootstrap import ingest_docs
+        from groundwork.starters.factory import starter_proposer
+        from groundwork.storage.factory import get_storage
+
+        ingest_docs(
+            retriever,
+            get_storage(settings),
+            settings.docs_dir,
+            settings.default_collection,
+            starter_proposer(settings),
+        )
+    if settings.local_user:
+        from groundwork.auth.local import prepare_local_user
+        from groundwork.storage.factory import get_stores
+
+        prepare_local_user(get_stores(settings).accounts, retriever, settings.default_collection)
+    for collection, cards in sorted(retriever.unlocated().items()):
+        logger.warning(
+            "collection %s: %d passages were indexed by an older version and are cited "
+            "without a source_location (page, characters); ingest their files again "
+            "(groundwork ingest PATH --collection %s) to add it",
+            collection,
+            cards,
+            collection,
+        )
