@@ -49,6 +49,13 @@ MAX_CANDIDATES = 16
 _ASKING = frozenset({"many", "much"})
 
 _FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
+# A question that asks how to write or run something, which a passage's code may answer.
+_HOW_TO = re.compile(
+    r"^\W*(?:how\s+(?:do|can|should|would|to)\b|how\s+is\s+\w+\s+(?:written|run|called)"
+    r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|code)"
+    r"|(?:show|give)\s+(?:me\s+)?(?:an?\s+)?(?:example|the\s+code))",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -101,10 +108,11 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
     if not wanted or not passages:
         return Evidence([], 0.0)
     card_answer = metadata_answer(question, passages)
+    code = asks_how_to(question)
     sentences = [
         (p, s, text, set(terms(text)))
         for p, card in enumerate(passages)
-        for s, text in enumerate(prose(card.text))
+        for s, text in enumerate(prose(card.text, code=code))
     ]
     found_in = [set(terms(card.text)) & wanted for card in passages]
     frequency = Counter(t for *_, found in sentences for t in found & wanted)
@@ -164,12 +172,31 @@ def _described(card: Card) -> str:
     return plain_apostrophes(described)
 
 
-def prose(text: str) -> list[str]:
+def asks_how_to(question: str) -> bool:
+    """Whether the question asks how to write or run something ("How do I run the tests?")."""
+    return bool(_HOW_TO.match(question))
+
+
+def prose(text: str, *, code: bool = False) -> list[str]:
     """The passage's sentences on one line each; code blocks and fragments are not prose.
 
     A sentence ending in a colon only introduces what follows it (a list, a command): alone it
-    says nothing, and it would run into the next sentence of the answer.
+    says nothing, and it would run into the next sentence of the answer. With ``code`` (the
+    question asks how to write something), each code block is a candidate too, after the
+    sentence that introduces it and with its lines as written: "Install it with:\n\n```…```".
     """
-    stripped = _FENCED.sub("\n\n", text)
-    sentences = (" ".join(span.text.split()) for span in split_sentences(stripped))
-    return [s for s in sentences if len(s.split()) >= 3 and not s.endswith(":")]
+    found: list[str] = []
+    start = 0
+    for fence in _FENCED.finditer(text) if code else ():
+        before = _sentences(text[start : fence.start()])
+        found += [s for s in before if not s.endswith(":")]
+        if before and len(before[-1].split()) >= 3:
+            found.append(f"{before[-1]}\n\n{fence.group(0).strip()}")
+        start = fence.end()
+    stripped = _FENCED.sub("\n\n", text[start:])
+    return found + [s for s in _sentences(stripped) if not s.endswith(":")]
+
+
+def _sentences(text: str) -> list[str]:
+    sentences = (" ".join(span.text.split()) for span in split_sentences(text))
+    return [s for s in sentences if len(s.split()) >= 3]

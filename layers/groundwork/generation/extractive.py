@@ -49,8 +49,14 @@ class ExtractiveComposer(Generator):
         if not chosen:
             yield NOT_FOUND
             return
+        after_code = False
         for i, candidate in enumerate(chosen):
-            yield ("" if i == 0 else " ") + f"{candidate.text} [{candidate.passage + 1}]"
+            # A code block answering a how-to question follows its sentence and its marker.
+            sentence, _, code = candidate.text.partition("\n\n")
+            marked = f"{sentence} [{candidate.passage + 1}]" + (f"\n\n{code}" if code else "")
+            gap = "" if i == 0 else ("\n\n" if code or after_code else " ")
+            yield gap + marked
+            after_code = bool(code)
 
     def _embedding(self) -> Embedder:
         if self._embedder is None:
