@@ -4,16 +4,27 @@
 #     analysis-common, reindex and lang-painless modules and the k-NN and neural-search plugins, so the
 #     adapter's BM25, k-NN (Lucene engine: Maven's k-NN zip carries no faiss natives) and
 #     `hybrid` queries with the normalization processor all run for real.
+#   - moto's server (`python -m tests.moto_server`, from .venv: moto[server] is a test
+#     dependency), DynamoDB, S3 and SQS on one port, with DynamoDB's requests serialized as
+#     DynamoDB serializes the writes to an item. The storage engine of the live suites besides
+#     SQLite (DynamoDB Local's licence rules it out, docs/storage.md).
 #
-#   scripts/services.sh up      start what is not running, wait until healthy, print exports
-#   scripts/services.sh status  print what runs and its exports; exit 1 if something is down
-#   scripts/services.sh down    stop everything this script started
+#   scripts/services.sh up [SERVICE...]      start what is not running (default: opensearch moto),
+#                                            wait until healthy, print the exports
+#   scripts/services.sh status [SERVICE...]  print what runs and its exports; exit 1 if one is down
+#   scripts/services.sh down [SERVICE...]    stop what this script started
 #
 #   eval "$(scripts/services.sh up)"   # points Groundwork at them
 #
 # Everything lives under .services/ (ignored by git): the prepared OpenSearch home in cache/,
-# and data, logs, pid and exports of the running node in opensearch/. Maven downloads land in
-# ~/.m2, so a second cold `up` (after `down`) only starts the JVM.
+# data, logs, pid and exports of the running node in opensearch/, and the moto server's log,
+# pid and exports in moto/. Maven downloads land in ~/.m2, so a second cold `up` (after `down`)
+# only starts the JVM. The exports: GROUNDWORK_OPENSEARCH_URL (and its auth and k-NN engine),
+# GROUNDWORK_DYNAMODB_ENDPOINT_URL and GROUNDWORK_DYNAMODB_REGION for DynamoDB, and
+# GROUNDWORK_MOTO_URL, the same endpoint, for S3 and SQS clients that ask for it (AWS_ENDPOINT_URL
+# is left alone: it would send every boto3 client of the shell to moto). moto accepts any
+# credentials, but boto3 wants some: export AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY=testing
+# in a shell without AWS credentials.
 #
 # Settings (environment):
 #   GROUNDWORK_SERVICES_DIR           state folder                      (.services in the repo)
@@ -21,6 +32,8 @@
 #   GROUNDWORK_SERVICES_OPENSEARCH_HEAP  JVM heap                       (768m)
 #   GROUNDWORK_SERVICES_OPENSEARCH_PLUGINS  plugins to install          ("knn neural-search")
 #   GROUNDWORK_SERVICES_OPENSEARCH_JAVA_OPTS  more JVM options (-XX:TieredStopAtLevel=1)
+#   GROUNDWORK_SERVICES_MOTO_PORT     moto's port; 0 picks a free one    (0)
+#   GROUNDWORK_SERVICES_PYTHON        the interpreter with moto[server]  (.venv/bin/python)
 #   GROUNDWORK_SERVICES_TIMEOUT       seconds to wait for health        (240)
 set -euo pipefail
 
@@ -37,6 +50,9 @@ OS_PLUGINS=${GROUNDWORK_SERVICES_OPENSEARCH_PLUGINS-knn neural-search}
 OS_JAVA_OPTS=${GROUNDWORK_SERVICES_OPENSEARCH_JAVA_OPTS--XX:TieredStopAtLevel=1}
 TIMEOUT=${GROUNDWORK_SERVICES_TIMEOUT:-240}
 OS_DIR=$STATE/opensearch
+MOTO_PORT=${GROUNDWORK_SERVICES_MOTO_PORT:-0}
+MOTO_PYTHON=${GROUNDWORK_SERVICES_PYTHON:-$ROOT/.venv/bin/python}
+MOTO_DIR=$STATE/moto
 
 log() { echo "services: $*" >&2; }
 
@@ -214,25 +230,117 @@ stop_opensearch() {
   rm -f "$OS_DIR/pid"
 }
 
-case ${1:-} in
-  up)
-    up_opensearch
-    cat "$OS_DIR/exports"
-    ;;
-  down)
-    stop_opensearch
-    ;;
-  status)
-    if pid=$(os_pid) && os_healthy "$(cat "$OS_DIR/url")"; then
-      log "opensearch: running (pid $pid)"
-      cat "$OS_DIR/exports"
-    else
-      log "opensearch: down"
+moto_pid() {
+  local pid
+  [ -f "$MOTO_DIR/pid" ] || return 1
+  pid=$(cat "$MOTO_DIR/pid")
+  kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+moto_healthy() {
+  curl -fsS --max-time 2 "$1/moto-api/data.json" >/dev/null 2>&1
+}
+
+up_moto() {
+  if moto_pid >/dev/null && moto_healthy "$(cat "$MOTO_DIR/url")"; then return; fi
+  stop_moto
+  "$MOTO_PYTHON" -c 'import moto.server, werkzeug' 2>/dev/null || {
+    log "moto's server needs moto[server] in $MOTO_PYTHON (pip install -e '.[test]')"
+    exit 1
+  }
+  local port url started
+  port=$MOTO_PORT
+  [ "$port" = 0 ] && port=$(free_port)
+  url=http://127.0.0.1:$port
+  rm -rf "$MOTO_DIR" && mkdir -p "$MOTO_DIR"
+  started=$(date +%s)
+  log "starting moto's server on $url"
+  # Its own session, as OpenSearch's; the repository on the path for `-m tests.moto_server`.
+  PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" \
+    setsid "$MOTO_PYTHON" -m tests.moto_server --port "$port" >"$MOTO_DIR/log" 2>&1 </dev/null &
+  echo $! >"$MOTO_DIR/pid"
+  while ! moto_healthy "$url"; do
+    if ! moto_pid >/dev/null || [ $(($(date +%s) - started)) -gt "$TIMEOUT" ]; then
+      log "moto's server did not start:"
+      tail -n 40 "$MOTO_DIR/log" >&2 || true
+      stop_moto
       exit 1
     fi
+    sleep 0.2
+  done
+  echo "$url" >"$MOTO_DIR/url"
+  {
+    echo "export GROUNDWORK_DYNAMODB_ENDPOINT_URL=$url"
+    echo "export GROUNDWORK_DYNAMODB_REGION=us-east-1"
+    echo "export GROUNDWORK_MOTO_URL=$url"
+  } >"$MOTO_DIR/exports"
+  log "moto's server up on $url after $(($(date +%s) - started)) s"
+}
+
+stop_moto() {
+  local pid
+  pid=$(moto_pid) || { rm -f "$MOTO_DIR/pid"; return 0; }
+  kill "$pid"
+  for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+  rm -f "$MOTO_DIR/pid"
+}
+
+command=${1:-}
+[ $# -gt 0 ] && shift
+[ $# -gt 0 ] || set -- moto opensearch
+for service in "$@"; do
+  case $service in
+    opensearch | moto) ;;
+    *) echo "usage: $0 up|down|status [opensearch] [moto]" >&2; exit 2 ;;
+  esac
+done
+case $command in
+  up)
+    # moto first: it starts in a second, and its exports are printed even if OpenSearch fails.
+    for service in $(printf '%s\n' "$@" | sort); do
+      case $service in
+        moto) up_moto && cat "$MOTO_DIR/exports" ;;
+        opensearch) up_opensearch && cat "$OS_DIR/exports" ;;
+      esac
+    done
+    ;;
+  down)
+    for service in "$@"; do
+      case $service in
+        moto) stop_moto ;;
+        opensearch) stop_opensearch ;;
+      esac
+    done
+    ;;
+  status)
+    down=0
+    for service in "$@"; do
+      case $service in
+        moto)
+          if pid=$(moto_pid) && moto_healthy "$(cat "$MOTO_DIR/url")"; then
+            log "moto: running (pid $pid)"
+            cat "$MOTO_DIR/exports"
+          else
+            log "moto: down"
+            down=1
+          fi
+          ;;
+        opensearch)
+          if pid=$(os_pid) && os_healthy "$(cat "$OS_DIR/url")"; then
+            log "opensearch: running (pid $pid)"
+            cat "$OS_DIR/exports"
+          else
+            log "opensearch: down"
+            down=1
+          fi
+          ;;
+      esac
+    done
+    exit "$down"
     ;;
   *)
-    echo "usage: $0 up|down|status" >&2
+    echo "usage: $0 up|down|status [opensearch] [moto]" >&2
     exit 2
     ;;
 esac

@@ -1,12 +1,15 @@
-"""The backends the contract suite runs against: SQLite in a temporary directory, and DynamoDB
-through a moto server over HTTP, each with a fresh table and a clock the test moves."""
+"""The backends the contract suite runs against, each with a fresh table and a clock the test
+moves: SQLite in a temporary directory; DynamoDB on a moto server in this process, over HTTP
+(``dynamodb``); and DynamoDB on the moto server ``scripts/services.sh up`` runs, in a process of
+its own, named by ``GROUNDWORK_DYNAMODB_ENDPOINT_URL`` (``dynamodb-server``: without it these
+skip here and fail in CI)."""
 
 from __future__ import annotations
 
 import logging
-import threading
+import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,8 @@ from groundwork.storage.records import QuestionRecord
 from groundwork.storage.sqlite import SQLiteStorage
 from groundwork.storage.sqlite_db import SQLiteDatabase
 from groundwork.storage.stores import Stores
+from tests.conftest import unavailable
+from tests.moto_server import serialized
 
 REGION = "us-east-1"
 
@@ -55,19 +60,6 @@ class Backend:
     storage: Storage
 
 
-def _one_request_at_a_time(app: Callable[..., Iterable[bytes]]) -> Callable[..., list[bytes]]:
-    """moto checks a condition and then writes with no lock, so two requests in its threaded
-    server can both pass one condition; DynamoDB itself serializes the writes to an item.
-    Serializing the server's requests gives moto that guarantee; clients stay concurrent."""
-    lock = threading.Lock()
-
-    def serialized(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
-        with lock:
-            return list(app(environ, start_response))
-
-    return serialized
-
-
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
     """A moto server on a free port for the whole session; tests isolate by table name."""
@@ -81,24 +73,42 @@ def moto_endpoint() -> Iterator[str]:
         patch.setenv("AWS_DEFAULT_REGION", REGION)
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()
-        server._server.app = _one_request_at_a_time(server._server.app)  # type: ignore[union-attr]
+        server._server.app = serialized(server._server.app)  # type: ignore[union-attr]
         host, port = server.get_host_and_port()
         yield f"http://{host}:{port}"
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def moto_client(moto_endpoint: str) -> Any:
-    """One client for the session: building a boto3 client costs more than most tests."""
+def _client(endpoint: str) -> Any:
     import boto3
     from botocore.config import Config
 
+    # moto accepts any credentials; these keep boto3 from looking for real ones.
     return boto3.session.Session().client(
         "dynamodb",
-        endpoint_url=moto_endpoint,
+        endpoint_url=endpoint,
         region_name=REGION,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
         config=Config(max_pool_connections=32),
     )
+
+
+@pytest.fixture(scope="session")
+def moto_client(moto_endpoint: str) -> Any:
+    """One client for the session: building a boto3 client costs more than most tests."""
+    return _client(moto_endpoint)
+
+
+@pytest.fixture(scope="session")
+def moto_server_client() -> Any:
+    """A client of the moto server of ``scripts/services.sh up``."""
+    endpoint = os.environ.get("GROUNDWORK_DYNAMODB_ENDPOINT_URL")
+    if not endpoint:
+        unavailable(
+            "GROUNDWORK_DYNAMODB_ENDPOINT_URL is not set: run `eval $(scripts/services.sh up)`"
+        )
+    return _client(endpoint)
 
 
 @pytest.fixture
@@ -118,13 +128,14 @@ def new_table(client: Any, clock: FakeClock) -> DynamoTable:
     return table
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
+@pytest.fixture(params=["sqlite", "dynamodb", "dynamodb-server"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> Backend:
     if request.param == "sqlite":
         database = SQLiteDatabase(tmp_path / "state.sqlite3", clock=clock)
         return Backend("sqlite", sqlite_stores(database), SQLiteStorage(database))
-    table = new_table(request.getfixturevalue("moto_client"), clock)
-    return Backend("dynamodb", dynamodb_stores(table), DynamoDBStorage(table))
+    client = "moto_client" if request.param == "dynamodb" else "moto_server_client"
+    table = new_table(request.getfixturevalue(client), clock)
+    return Backend(request.param, dynamodb_stores(table), DynamoDBStorage(table))
 
 
 @pytest.fixture

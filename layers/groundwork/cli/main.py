@@ -1,4 +1,4 @@
-"""``groundwork serve | ingest | ask``: one entry point, one sub-command per module."""
+"""``groundwork serve | ingest | ask | eval | …``: one entry point, one sub-command per module."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from groundwork.cli import admin, ask, check, ingest, invoke, serve, setup_index
+from groundwork.cli import admin, ask, check, eval, ingest, invoke, serve, setup_index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = (serve, ingest, ask, check, invoke, admin, setup_index)
+COMMANDS = (serve, ingest, ask, eval, check, invoke, admin, setup_index)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,1 @@
+"""Evaluation of answers against expected ones: ``groundwork eval`` and the benchmarks."""
