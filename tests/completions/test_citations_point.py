@@ -252,3 +252,24 @@ def test_given_native_chat_when_answered_cached_and_replayed_then_each_keeps_the
     (item,) = feed.json()["items"]
     assert item["grounding_supports"] == first["grounding_supports"]
     assert item["citations"][0]["supporting_text"] == first["citations"][0]["supporting_text"]
+
+
+def test_given_html_references_in_a_passage_when_cited_then_the_supporting_text_is_as_stored() -> (
+    None
+):
+    """The verifier reads "&amp;" as "&"; the supporting text is still the passage's own."""
+    card = Card(
+        id="menu",
+        collection="c",
+        source_id="s",
+        text="Tea is free before noon. Fish &amp; chips cost 5 pounds on Fridays.",
+        url="menu.md",
+    )
+    stream = CitationStream([card], GroundedVerifier(get_verifier()))
+
+    text = stream.feed("Fish & chips cost 5 pounds on Fridays. [1]") + stream.close()
+
+    (citation,) = stream.citations
+    assert text.endswith("[1]")
+    assert citation.supporting_text == "Fish &amp; chips cost 5 pounds on Fridays."
+    assert citation.supporting_text in card.text

@@ -146,7 +146,7 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
 
 
 def _kinds(unsupported: dict[str, str]) -> str:
-    """ "unsupported type .heic (2), unsupported type .exe": each reason once, most first."""
+    """Each reason once, the most common first: "unsupported type .heic (2), …"."""
     counts = Counter(unsupported.values())
     return ", ".join(reason if n == 1 else f"{reason} ({n})" for reason, n in counts.most_common())
 
