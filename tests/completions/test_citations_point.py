@@ -44,8 +44,10 @@ FILES: dict[str, bytes] = {
 }
 
 
-@pytest.fixture
-def library(tmp_path: Path) -> Settings:
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The three documents ingested once for the module (tests that write add their own)."""
+    tmp_path = tmp_path_factory.mktemp("library")
     settings = Settings(
         data_dir=tmp_path / "data",
         bootstrap_docs=False,
