@@ -137,6 +137,9 @@ class Remembering(Retriever):
     def count(self, collection: str | None = None) -> int:
         return self.inner.count(collection)
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        return self.inner.source_cards(collection)
+
 
 def raw_precision(question: str, passages: list[Card]) -> tuple[int, int]:
     """Cited sentences as the composer wrote them, and how many the verifier supports."""

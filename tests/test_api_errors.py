@@ -46,7 +46,8 @@ def test_given_a_body_that_is_not_json_when_posting_then_400_invalid_json(
     response = client.post(
         "/v1/chat/completions", content=b"{not json", headers={"Content-Type": "application/json"}
     )
-    assert_error(response, 400, "request.invalid_json")
+    error = assert_error(response, 400, "request.invalid_json")
+    assert error["param"] == "body"  # not pydantic's character offset
 
 
 def test_given_the_last_message_is_not_a_question_when_posting_then_400(

@@ -1,8 +1,9 @@
-"""Fuzzing every route: schemathesis with all its checks, and hostile text in valid shapes.
+"""Fuzzing every route: schemathesis with all its checks, and hostile text in valid shapes,
+sent as JSON escapes and as raw bytes in every encoding a client may use.
 
-No input may give a 5xx, every response must match the OpenAPI document (its statuses, its
-bodies, its content types), and an error always carries a code. Example budgets are bounded
-so the whole file runs in well under a minute.
+No input may give a 5xx or a dropped connection, every response must match the OpenAPI
+document (its statuses, its bodies, its content types), and an error always carries a code.
+Example budgets are bounded so the whole file runs in well under a minute.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
@@ -24,6 +26,7 @@ from schemathesis.checks import CHECKS, load_all_checks
 from groundwork.api.app import create_app
 from groundwork.settings import Settings
 from tests.chat.fixtures import SlowGenerator, World, answer_with, bearer, seed
+from tests.serving import served
 
 
 def _world(data_dir: Path) -> World:
@@ -173,3 +176,45 @@ def test_given_hostile_text_in_a_valid_shape_on_every_route_then_never_5xx(
         assert response.status_code < 500, (path, response.text[:500])
         if response.status_code >= 400:
             assert response.json()["error"]["code"], path
+
+
+#: How a body's JSON text becomes bytes: as UTF-8 (a lone surrogate as its three CESU-8
+#: bytes, as a hostile client sends it), and in the other encodings ``json.loads`` detects.
+ENCODINGS = ("utf-8", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be")
+
+
+@pytest.fixture(scope="module")
+def served_url(world: World) -> Iterator[str]:
+    with served(_app(world)) as url:
+        yield url
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    derandomize=True,
+)
+@given(text=_HOSTILE_TEXT)
+def test_given_hostile_text_as_raw_bytes_in_any_encoding_then_never_5xx_nor_a_dropped_connection(
+    served_url: str, world: World, text: str
+) -> None:
+    # Over real HTTP on one keep-alive connection: a failure while the response is written
+    # would show as a dropped connection (httpx raises), not as a status.
+    with httpx.Client(base_url=served_url, headers=bearer(world.keys["alice"])) as http:
+        for method, path, body in _routes(text):
+            if body is None:
+                continue
+            document = json.dumps(body, ensure_ascii=False)
+            for encoding in ENCODINGS:
+                raw = document.encode(encoding, "surrogatepass")
+                response = http.request(
+                    method, path, content=raw, headers={"Content-Type": "application/json"}
+                )
+                assert response.status_code < 500, (path, encoding, response.text[:500])
+                if response.status_code >= 400:
+                    assert response.json()["error"]["code"], (path, encoding)
+                if encoding != "utf-8" and response.status_code != 413:
+                    # Whatever the text, a body that is not UTF-8 is refused as such.
+                    error = response.json()["error"]
+                    assert (error["code"], error["param"]) == ("request.invalid_unicode", "body")

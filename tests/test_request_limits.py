@@ -82,6 +82,51 @@ def test_given_a_lone_surrogate_in_any_text_when_posted_then_400_invalid_unicode
     assert error["param"] == param
 
 
+@pytest.mark.parametrize(
+    ("path", "raw", "param"),
+    [
+        # CESU-8: a surrogate's three bytes, which strict UTF-8 refuses.
+        (CHAT, json.dumps(chat("bad \ud800 text"), ensure_ascii=False), "messages.0.content"),
+        (
+            SEARCH,
+            json.dumps({"query": "x", "scope": {"tags": ["\udc80"]}}, ensure_ascii=False),
+            "scope.tags.0",
+        ),
+        (COMPLETIONS, json.dumps(completion(QUESTION), ensure_ascii=False) + "\udfff", "body"),
+    ],
+)
+def test_given_a_lone_surrogate_as_raw_bytes_when_posted_then_400_naming_its_field(
+    client: TestClient, path: str, raw: str, param: str
+) -> None:
+    response = post_raw(client, path, raw.encode("utf-8", "surrogatepass"))
+
+    assert assert_error(response, 400, "request.invalid_unicode")["param"] == param
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-be"])
+def test_given_a_valid_body_in_utf16_or_utf32_when_posted_then_400_invalid_unicode(
+    client: TestClient, encoding: str
+) -> None:
+    raw = json.dumps(completion(QUESTION), ensure_ascii=False).encode(encoding)
+
+    error = assert_error(post_raw(client, COMPLETIONS, raw), 400, "request.invalid_unicode")
+
+    assert error["param"] == "body"
+    assert encoding.upper() in error["message"] or encoding == "utf-16"
+
+
+def test_given_latin1_bytes_in_a_string_when_posted_then_400_and_utf8_with_a_bom_is_read(
+    client: TestClient,
+) -> None:
+    latin1 = json.dumps(chat("Qu'est-ce que la pri\u00e8re ?"), ensure_ascii=False)
+    bom = b"\xef\xbb\xbf" + json.dumps(completion(QUESTION)).encode()
+
+    refused = post_raw(client, CHAT, latin1.encode("latin-1"))
+
+    assert assert_error(refused, 400, "request.invalid_unicode")["param"] == "messages.0.content"
+    assert post_raw(client, COMPLETIONS, bom).status_code == 200
+
+
 def test_given_an_escaped_surrogate_pair_or_a_literal_backslash_u_then_it_is_text(
     client: TestClient,
 ) -> None:

@@ -12,7 +12,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from pydantic import ValidationError
 
 from groundwork.api.schemas.grounding import CheckGroundingRequest, CheckGroundingResponse
-from groundwork.errors import ApiError, invalid_request
+from groundwork.errors import ApiError, BackendUnavailable, invalid_request
 from groundwork.grounding.factory import get_verifier
 from groundwork.grounding.service import check
 from groundwork.http_events import (
@@ -37,7 +37,7 @@ def _check(event: dict[str, Any], _context: Any) -> dict[str, Any]:
         response = check(request.to_domain(), get_verifier())
     except ValidationError as exc:
         return error_response(invalid_request(exc.errors()))
-    except ApiError as exc:
+    except (ApiError, BackendUnavailable) as exc:
         return error_response(exc)
     record_support_score(response.support_score)
     payload = CheckGroundingResponse.from_domain(response).model_dump(

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from groundwork.api.schemas.chat import ScopeRequest
 from groundwork.api.scope_resolution import resolve_request
-from groundwork.errors import ApiError, invalid_request
+from groundwork.errors import ApiError, BackendUnavailable, invalid_request
 from groundwork.http_events import (
     body_of,
     error_response,
@@ -32,7 +32,7 @@ def _resolve(event: dict[str, Any], _context: Any) -> dict[str, Any]:
         resolved = resolve_request(body, user, settings)
     except ValidationError as exc:
         return error_response(invalid_request(exc.errors()))
-    except ApiError as exc:
+    except (ApiError, BackendUnavailable) as exc:
         return error_response(exc)
     return json_response(200, resolved.model_dump(mode="json"))
 

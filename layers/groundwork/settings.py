@@ -34,6 +34,12 @@ class Settings(BaseSettings):
     dynamodb_create_table: bool = Field(
         False, description="Create the table on start when missing (local endpoints)."
     )
+    dynamodb_timeout_s: float = Field(
+        2.0,
+        gt=0,
+        description="Seconds a DynamoDB call waits for an answer per attempt; attempts stop "
+        "after twice that (and half a second), so a hung DynamoDB is a 503 within it.",
+    )
     retrieval: Literal["embedded", "keyword", "opensearch"] = Field(
         "embedded",
         description="The passage index: hybrid (BM25 + vectors) on disk, BM25 only, or OpenSearch.",
@@ -48,6 +54,12 @@ class Settings(BaseSettings):
     )
     opensearch_knn_engine: Literal["faiss", "lucene"] = Field(
         "faiss", description="k-NN engine of a new index: faiss, or lucene (no native library)."
+    )
+    opensearch_timeout_s: float = Field(
+        3.0,
+        gt=0,
+        description="Seconds a search or count waits for OpenSearch per attempt; attempts stop "
+        "after twice that, so a hung node is a 503 within it. Writes wait 30 s per attempt.",
     )
     opensearch_shards: int = Field(1, ge=1, description="Primary shards of a new index.")
     opensearch_replicas: int | None = Field(

@@ -105,6 +105,44 @@ def test_given_a_request_id_reused_for_another_question_then_409(
     assert response.json()["error"]["code"] == "requests.conflict"
 
 
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"collection": "reports"},
+        {"quality": "fast"},
+        {"export": "markdown"},
+        {"scope": {"tags": ["t"]}},
+        {"language": "de"},
+        {"tags": ["t"]},
+        {"bypass_cache": True},
+        {
+            "messages": [
+                {"role": "user", "content": "Who is God?"},
+                {"role": "assistant", "content": "God is the Supreme Being."},
+                {"role": "user", "content": "Who made us?"},
+            ]
+        },
+    ],
+    ids=lambda changed: next(iter(changed)),
+)
+def test_given_a_request_id_reused_with_other_options_then_409_mismatch_not_a_replay(
+    client: TestClient, world: World, changed: dict[str, Any]
+) -> None:
+    request_id = f"r-m-{next(iter(changed))}"
+    first = post(client, world, ask("Who made us?", request_id=request_id))
+
+    response = post(client, world, ask("Who made us?", request_id=request_id) | changed)
+    streamed = post(client, world, ask("Who made us?", request_id=request_id, stream=True))
+
+    assert first.status_code == 200, first.text
+    assert response.status_code == 409, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["param"]) == ("requests.mismatch", "request_id")
+    # The same body, streamed this time: the saved answer, replayed.
+    assert streamed.status_code == 200
+    assert '"replayed":true' in streamed.text
+
+
 def test_given_the_same_question_twice_when_asking_then_the_second_is_cached_and_costs_no_credit(
     client: TestClient, world: World, generator: SlowGenerator
 ) -> None:

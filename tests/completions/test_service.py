@@ -39,6 +39,9 @@ class SpyIndex(Retriever):
     def count(self, collection: str | None = None) -> int:
         return 5
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        raise NotImplementedError
+
 
 CATECHISM = SearchFilter(collections=["catechism"])
 

@@ -89,10 +89,12 @@ def test_given_a_source_scope_when_resolving_then_the_scope_function_narrows_it(
     alice, bob = stack.world.keys["alice"], stack.world.keys["bob"]
     body = {"collection": "catechism", "scope": {"source_id": "report-2023"}}
 
-    resolved = httpx.post(f"{stack.url}/v1/scope/resolve", json=body, headers=bearer(alice))
+    # The first request starts the function (httpx's default 5 s is short on a loaded machine).
+    url = f"{stack.url}/v1/scope/resolve"
+    resolved = httpx.post(url, json=body, headers=bearer(alice), timeout=60)
     other = {"collection": "catechism", "scope": {"collections": ["reports"]}}
-    hidden = httpx.post(f"{stack.url}/v1/scope/resolve", json=other, headers=bearer(bob))
-    anonymous = httpx.post(f"{stack.url}/v1/scope/resolve", json=body)
+    hidden = httpx.post(url, json=other, headers=bearer(bob), timeout=60)
+    anonymous = httpx.post(url, json=body, timeout=60)
 
     assert resolved.status_code == 200, resolved.text
     assert resolved.json()["collections"] == ["reports"]

@@ -272,3 +272,50 @@ def test_given_cards_with_and_without_locations_when_read_then_they_round_trip_a
 
     assert hit.card == located
     assert retriever.unlocated() == {"archive": 1}
+
+
+def test_given_cards_of_several_sources_when_counted_by_source_then_each_has_its_own(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert(FILLED)
+
+    assert retriever.source_cards("main") == {"s1": 23, "s2": 1}
+    assert retriever.source_cards("elsewhere") == {"s1": 1}
+    assert retriever.source_cards("nothing") == {}
+
+
+def test_given_a_wiped_index_when_the_files_are_ingested_again_then_their_cards_come_back(
+    request: pytest.FixtureRequest, retriever: Retriever, tmp_path: Path
+) -> None:
+    """The node lost its data (the index deleted under a running process): the records still
+    say the file is ingested, unchanged, yet the re-ingest writes its cards again, into an
+    index made again with its own mapping (a precise, hybrid search works)."""
+    from groundwork.ingest.pipeline import Ingestor
+    from groundwork.storage.sqlite import SQLiteStorage
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tides.md").write_text("# Tides\n\nSpring tides come twice a month.\n")
+    ingestor = Ingestor(retriever, SQLiteStorage(tmp_path / "state.sqlite3"))
+    ingestor.ingest([docs / "tides.md"], collection="c", root=docs)
+    _wipe(request, retriever, tmp_path)
+
+    missing = ingestor.check("c")
+    report = ingestor.ingest([docs / "tides.md"], collection="c", root=docs)
+
+    assert [p.problem for p in missing] == ["the index holds 0 of its 1 passages: ingest it again"]
+    assert (report.unchanged, report.updated, report.cards) == (0, 1, 1)
+    for quality in QUALITIES:
+        hits = retriever.search("spring tides", SearchFilter(collections=["c"]), 3, quality=quality)
+        assert [hit.card.text for hit in hits] == ["Spring tides come twice a month."]
+    assert ingestor.check("c") == []
+
+
+def _wipe(request: pytest.FixtureRequest, retriever: Retriever, tmp_path: Path) -> None:
+    if isinstance(retriever, EmbeddedIndex):
+        with retriever._lock:
+            retriever._db.execute("DELETE FROM cards_fts")
+            retriever._db.execute("DELETE FROM cards")
+        return
+    client = request.getfixturevalue("opensearch_client")
+    client.indices.delete(index=retriever._index)  # type: ignore[attr-defined]

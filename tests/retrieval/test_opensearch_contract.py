@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
 
 from groundwork.answer.language import search_in_language
+from groundwork.circuit import Circuit
 from groundwork.retrieval import opensearch
-from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.base import RetrievalUnavailable, SearchFilter
 from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex, mapping
 from tests.conftest import REPO
 from tests.retrieval.conftest import HashingEmbedder, card
@@ -99,7 +101,7 @@ def test_given_fast_quality_when_searching_then_one_filtered_bm25_query_is_sent(
     adapter(client).search("tax", WHERE, 7, quality="fast")
 
     assert client.calls == [
-        ("search", {"index": "groundwork-cards", "params": {},
+        ("search", {"index": "groundwork-cards", "params": {}, "request_timeout": 3.0,
                     "body": {"size": 7, "_source": {"includes": ["card"]}, "query": KEYWORD}}),
     ]  # fmt: skip
 
@@ -114,6 +116,7 @@ def test_given_precise_quality_when_searching_then_a_hybrid_query_filters_inside
         ("search", {
             "index": "groundwork-cards",
             "params": {"search_pipeline": "groundwork-hybrid"},
+            "request_timeout": 3.0,
             "body": {"size": 7, "_source": {"includes": ["card"]}, "query": {"hybrid": {"queries": [
                 KEYWORD,
                 {"knn": {"embedding": {"vector": vector, "k": 100,
@@ -428,3 +431,94 @@ def test_given_precise_when_the_language_probe_finds_cards_then_hybrid_keeps_it(
     _, knn = hybrid["body"]["query"]["hybrid"]["queries"]
     assert {"term": {"language": "de"}} in knn["knn"]["embedding"]["filter"]["bool"]["filter"]
     assert hybrid["params"] == {"search_pipeline": "groundwork-hybrid"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class HungClient(RecordingClient):
+    """A node that accepts connections and never answers: each search waits out its timeout."""
+
+    def search(self, **kwargs: Any) -> Any:
+        self.calls.append(("search", kwargs))
+        time.sleep(kwargs["request_timeout"])
+        raise exceptions.ConnectionTimeout("TIMEOUT", "read timed out", None)
+
+
+def test_given_a_hung_node_when_searching_then_unavailable_within_twice_the_timeout() -> None:
+    client = HungClient()
+    index = OpenSearchIndex(client, HashingEmbedder(), read_timeout_s=0.2)
+    started = time.monotonic()
+
+    with pytest.raises(RetrievalUnavailable):
+        index.search("tax", WHERE, 3, quality="fast")
+
+    assert time.monotonic() - started < 0.2 * opensearch.BUDGET_FACTOR + 0.3
+    timeouts = [kwargs["request_timeout"] for _, kwargs in client.calls]
+    assert 1 <= len(timeouts) <= 3
+    assert sum(timeouts) <= 0.2 * opensearch.BUDGET_FACTOR + 0.01
+
+
+def test_given_a_node_that_stopped_answering_then_calls_fail_fast_until_a_probe_answers() -> None:
+    lost = exceptions.ConnectionError("N/A", "connection refused", None)
+    answers = [lost] * opensearch.MAX_ATTEMPTS + [{"count": 4}, {"count": 5}]
+    client = RecordingClient({"count": answers})
+    clock = Clock()
+    circuit = Circuit(RetrievalUnavailable, cooldown_s=2.0, clock=clock)
+    index = OpenSearchIndex(client, HashingEmbedder(), sleep=lambda _: None, circuit=circuit)
+
+    with pytest.raises(RetrievalUnavailable):
+        index.count("c")
+    tried = len(client.calls)
+    clock.now += 0.5
+    with pytest.raises(RetrievalUnavailable) as refused:
+        index.count("c")
+    fast_failures = len(client.calls) - tried
+    clock.now += 1.6  # the cool-down is over: the next call is a probe, and it is answered
+
+    assert tried == opensearch.MAX_ATTEMPTS
+    assert fast_failures == 0
+    assert refused.value.retry_after == pytest.approx(1.5)
+    assert index.count("c") == 4
+    assert index.count("c") == 5  # closed again
+
+
+def test_given_throttling_that_never_ends_then_unavailable_but_the_circuit_stays_closed() -> None:
+    throttled = exceptions.TransportError(429, "too_many_requests", {})
+    client = RecordingClient({"count": [throttled] * opensearch.MAX_ATTEMPTS + [{"count": 2}]})
+    index = OpenSearchIndex(client, HashingEmbedder(), sleep=lambda _: None)
+
+    with pytest.raises(RetrievalUnavailable):
+        index.count("c")
+
+    assert index.count("c") == 2  # a node that answers "too busy" is up: no fast failures
+
+
+def test_given_a_collection_when_its_sources_are_counted_then_a_paged_composite_aggregation() -> (
+    None
+):
+    page = {"aggregations": {"sources": {"buckets": [{"key": {"source": "s1"}, "doc_count": 3}],
+                                         "after_key": {"source": "s1"}}}}  # fmt: skip
+    last = {"aggregations": {"sources": {"buckets": []}}}
+    client = RecordingClient({"refresh": [{"_shards": {}}], "search": [page, last]})
+
+    assert adapter(client).source_cards("c") == {"s1": 3}
+    assert names(client) == ["refresh", "search", "search"]
+    first, second = (kwargs["body"] for name, kwargs in client.calls if name == "search")
+    assert first["query"] == {"term": {"collection": "c"}}
+    assert first["aggs"]["sources"]["composite"]["sources"] == [
+        {"source": {"terms": {"field": "source_id"}}}
+    ]
+    assert second["aggs"]["sources"]["composite"]["after"] == {"source": "s1"}
+
+
+def test_given_no_index_when_sources_are_counted_then_none() -> None:
+    missing = exceptions.NotFoundError(404, "index_not_found_exception", {})
+    client = RecordingClient({"refresh": [missing]})
+
+    assert adapter(client).source_cards("c") == {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -164,3 +165,46 @@ def test_given_the_scope_function_when_the_key_or_body_is_wrong_then_it_answers_
     assert json.loads(invalid["body"])["error"]["param"] == "card_ids"
     assert missing["statusCode"] == 404
     assert json.loads(missing["body"])["error"]["code"] == "collections.not_found"
+
+
+@pytest.mark.parametrize(
+    ("function", "event_file", "body", "param"),
+    [
+        # A lone surrogate as raw (CESU-8) bytes, base64 as API Gateway passes what is not UTF-8.
+        ("scope", "scope_resolve.json", b'{"tags": ["a\xed\xa0\x80"]}', "tags.0"),
+        (
+            "grounding",
+            "grounding_check.json",
+            b'{"answerCandidate": "\xed\xb0\x80"}',
+            "answerCandidate",
+        ),
+        ("scope", "scope_resolve.json", '{"tags": ["a"]}'.encode("utf-16"), "body"),
+        ("grounding", "grounding_check.json", '{"facts": []}'.encode("utf-32-le"), "body"),
+    ],
+)
+def test_given_a_body_that_is_not_utf8_when_a_plain_handler_reads_it_then_400_invalid_unicode(
+    aws: Aws, function: str, event_file: str, body: bytes, param: str
+) -> None:
+    event = load_event(event_file)
+    event["headers"]["Authorization"] = f"Bearer {sample_user_key()}"
+    event["body"] = base64.b64encode(body).decode()
+    event["isBase64Encoded"] = True
+
+    result = run_function(function, event)
+
+    assert result["statusCode"] == 400, result["body"]
+    error = json.loads(result["body"])["error"]
+    assert (error["code"], error["param"]) == ("request.invalid_unicode", param)
+
+
+def test_given_a_lone_surrogate_escape_in_a_text_body_then_the_scope_function_refuses_it(
+    aws: Aws,
+) -> None:
+    event = load_event("scope_resolve.json")
+    event["headers"]["Authorization"] = f"Bearer {sample_user_key()}"
+    event["body"] = '{"collection": "default", "tags": ["\\udfff"]}'
+
+    result = run_function("scope", event)
+
+    assert result["statusCode"] == 400, result["body"]
+    assert json.loads(result["body"])["error"]["param"] == "tags.0"

@@ -41,7 +41,8 @@ def test_given_run_sh_when_lambda_web_adapter_starts_it_then_requests_are_served
     )
     try:
         request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/health", headers={"x-amzn-request-context": CONTEXT}
+            f"http://127.0.0.1:{port}/health?api_key=gw_key_in_the_url",
+            headers={"x-amzn-request-context": CONTEXT},
         )
         deadline = time.monotonic() + 30
         while True:
@@ -59,8 +60,10 @@ def test_given_run_sh_when_lambda_web_adapter_starts_it_then_requests_are_served
 
     assert body["status"] == "ok"
     log.seek(0)
-    lines = [json.loads(line) for line in log if line.startswith("{")]
+    written = log.read()
     log.close()
+    assert "gw_key_in_the_url" not in written  # no access line with the query string
+    lines = [json.loads(line) for line in written.splitlines() if line.startswith("{")]
     (access,) = [line for line in lines if line.get("message") == "request"]
     assert access["correlation_id"] == "lwa-request-1"
     assert (access["path"], access["status"]) == ("/health", 200)

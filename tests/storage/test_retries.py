@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutError
 
+from groundwork.circuit import Circuit
 from groundwork.storage.dynamodb_table import DynamoTable, RetryPolicy
 from groundwork.storage.errors import NotOwner, StorageUnavailable
 from groundwork.storage.factory import dynamodb_stores
@@ -194,3 +195,52 @@ def test_given_the_retry_policy_then_each_delay_is_jittered_under_an_exponential
     for attempt in range(10):
         cap = min(2.0, 0.05 * 2**attempt)
         assert all(0 <= policy.delay(attempt) <= cap for _ in range(20))
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_given_a_hung_dynamodb_when_called_then_unavailable_within_the_budget_and_then_at_once(
+    moto_client: Any, clock: FakeClock
+) -> None:
+    # Each attempt waits out botocore's read timeout (0.2 s here) and gets no answer.
+    elapsed = Stopwatch()
+
+    def hang() -> Exception:
+        elapsed.now += 0.2
+        return ReadTimeoutError(endpoint_url="http://dynamodb")
+
+    table = new_table(moto_client, clock)
+    faulty = FaultyClient(moto_client, "get_item", 1000, hang)
+    policy = RetryPolicy(attempt_timeout=0.2, budget=0.5, sleep=lambda _: None, clock=elapsed)
+    cooldown = Circuit(StorageUnavailable, cooldown_s=2.0, clock=elapsed)
+    hung = DynamoTable(table.name, client=faulty, clock=clock, retry=policy, circuit=cooldown)
+
+    with pytest.raises(StorageUnavailable):
+        hung.get("pk", "sk")
+    attempts = faulty.calls
+    with pytest.raises(StorageUnavailable) as refused:
+        hung.get("pk", "sk")
+
+    assert attempts == 2  # a third could not end within the 0.5 s budget
+    assert faulty.calls == attempts  # the open circuit calls nobody
+    assert refused.value.retry_after == pytest.approx(2.0)
+
+
+def test_given_throttling_that_never_ends_then_the_circuit_stays_closed(
+    moto_client: Any, clock: FakeClock
+) -> None:
+    table, faulty, _ = _faulty_table(
+        moto_client, clock, "get_item", 5, lambda: _client_error("ThrottlingException")
+    )
+
+    with pytest.raises(StorageUnavailable):
+        table.get("pk", "sk")
+
+    assert table.get("pk", "sk") is None  # answered at once: a throttled DynamoDB is up
+    assert faulty.calls == 6

@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from groundwork.errors import ApiError, invalid_request
+from groundwork.errors import ApiError, BackendUnavailable, invalid_request, unavailable
 
 if TYPE_CHECKING:
     from fastapi import FastAPI, Request
@@ -26,18 +26,25 @@ _HTTP_CODES = {
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(BackendUnavailable, _backend_unavailable)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)
 
 
 def render(error: ApiError) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status)
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
 
 async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     return render(exc)
+
+
+async def _backend_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, BackendUnavailable)
+    logger.warning("%s on %s %s: %s", exc.code, request.method, request.url.path, exc)
+    return render(unavailable(exc))
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:

@@ -6,28 +6,22 @@
   huge body is never held in memory nor parsed.
 - Within ``request_body_timeout_s``: a client that stops sending mid-body gets 408
   ``request.timeout`` and its connection is closed, instead of holding it open for ever.
-- With no lone surrogate in any JSON string (``"\\ud800"`` is valid JSON but not text: it
-  cannot be encoded, hashed or tokenized): 400 ``request.invalid_unicode``, ``param`` naming
-  where it is (a key holding one: the object holding it).
+- As UTF-8 text with no lone surrogate in any JSON string (``groundwork.request_text``): 400
+  ``request.invalid_unicode``, ``param`` naming where the bad text is.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 from fastapi.responses import JSONResponse
 
 from groundwork.errors import ApiError
+from groundwork.request_text import check_body
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-#: A JSON escape of a UTF-16 surrogate: only a body with one can decode to a lone surrogate.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RequestBodyLimits:
@@ -48,15 +42,19 @@ class RequestBodyLimits:
         limit = self.check_max_bytes if scope["path"].endswith(":check") else self.max_bytes
         try:
             body = await self._read(scope, receive, limit)
-            if body is None:
-                return  # the client left before sending its body: nobody to answer
-            _refuse_lone_surrogates(body)
         except ApiError as error:
             # Closing: what is left of the body is never read.
             response = JSONResponse(
                 error.body(), status_code=error.status, headers={"Connection": "close"}
             )
             await response(scope, receive, send)
+            return
+        if body is None:
+            return  # the client left before sending its body: nobody to answer
+        try:
+            check_body(body)
+        except ApiError as error:  # the body was read whole: the connection may serve more
+            await JSONResponse(error.body(), status_code=error.status)(scope, receive, send)
             return
         replayed = False
 
@@ -106,42 +104,3 @@ def _declared_length(scope: Scope) -> int:
 
 def _too_large(limit: int) -> ApiError:
     return ApiError(413, "request.too_large", f"The request body is larger than {limit:,} bytes.")
-
-
-def _refuse_lone_surrogates(body: bytes) -> None:
-    if not _SURROGATE_ESCAPE.search(body):
-        return
-    try:
-        document = json.loads(body)
-    except (ValueError, RecursionError):
-        return  # not JSON: the route refuses it as such
-    path = _lone_surrogate(document)
-    if path is None:
-        return
-    param = ".".join(str(part) for part in path) or None
-    raise ApiError(
-        400,
-        "request.invalid_unicode",
-        f"{param or 'A key'} is not valid Unicode text: it holds a lone UTF-16 surrogate.",
-        param=param,
-    )
-
-
-def _lone_surrogate(document: Any) -> list[str | int] | None:
-    """Where the first string with a lone surrogate is (a path of keys and indexes); a key
-    with one is reported by the path of the object holding it. Iterative: JSON may nest
-    deeper than Python's recursion limit."""
-    stack: list[tuple[Any, list[str | int]]] = [(document, [])]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, str):
-            if _SURROGATE.search(value):
-                return path
-        elif isinstance(value, dict):
-            for key, item in reversed(value.items()):
-                if _SURROGATE.search(key):
-                    return path
-                stack.append((item, [*path, key]))
-        elif isinstance(value, list):
-            stack.extend((item, [*path, index]) for index, item in reversed(list(enumerate(value))))
-    return None

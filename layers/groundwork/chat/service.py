@@ -13,7 +13,6 @@ a retry generates again.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -28,9 +27,10 @@ from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
 from groundwork.chat.history import History, message_history, stored_history
 from groundwork.chat.language import answer_language
+from groundwork.chat.request_digest import difference, request_digest
 from groundwork.chat.scope import effective_scope, resolve_scope
 from groundwork.domain.citations import Citation, GroundingSupport
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, unavailable
 from groundwork.observability.entry import record_answer
 from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
 from groundwork.storage.quotas import Charge
@@ -287,7 +287,7 @@ class ChatService:
                 card_ids=body.card_ids,
             )
         except StorageUnavailable as error:
-            raise _unavailable() from error
+            raise unavailable(error) from error
         return Pending(
             user=user,
             body=body,
@@ -310,7 +310,7 @@ class ChatService:
         try:
             return self._attempt(pending)
         except StorageUnavailable as error:
-            raise _unavailable() from error
+            raise unavailable(error) from error
 
     def pauses(self) -> Iterator[float]:
         """The pauses between two attempts: doubling from ``poll_seconds``, capped."""
@@ -421,7 +421,7 @@ class ChatService:
         Replay) when its answer is saved, (False, None) while another request answers it."""
         body = pending.body
         assert body.request_id is not None
-        digest = _payload_hash(body)
+        digest = request_digest(body)
         claim = self.stores.idempotency.claim(
             pending.user.id,
             body.request_id,
@@ -430,13 +430,24 @@ class ChatService:
             payload_hash=digest,
         )
         record = claim.record
-        if claim.outcome is not ClaimOutcome.CLAIMED and record.payload_hash != digest:
-            raise ApiError(
-                409,
-                "requests.conflict",
-                "This `request_id` was used for another question.",
-                param="request_id",
-            )
+        if claim.outcome is not ClaimOutcome.CLAIMED:
+            differs = difference(record.payload_hash, digest)
+            if differs == "question":
+                raise ApiError(
+                    409,
+                    "requests.conflict",
+                    "This `request_id` was used for another question.",
+                    param="request_id",
+                )
+            if differs == "options":
+                raise ApiError(
+                    409,
+                    "requests.mismatch",
+                    "This `request_id` was used for the same question with other options "
+                    "(collection, scope, quality, language, export, history…): send the "
+                    "request as it was, or use a new `request_id`.",
+                    param="request_id",
+                )
         if claim.outcome is ClaimOutcome.CLAIMED:
             return True, None
         if claim.outcome is ClaimOutcome.COMPLETE and record.response is not None:
@@ -568,7 +579,7 @@ class ChatService:
         except NotOwner as error:
             raise _superseded() from error
         except StorageUnavailable as error:
-            raise _unavailable() from error
+            raise unavailable(error) from error
         self._after_store(plan, conversation, payload)
         record_answer(cached=record.cached, support_score=record.support)
         return payload
@@ -645,12 +656,6 @@ def _done_payload(
     return payload
 
 
-def _payload_hash(body: ChatRequest) -> str:
-    """What makes a retry the same question: its text, conversation and version."""
-    basis = f"{body.question()}\x00{body.conversation_id or ''}\x00{body.version_of or ''}"
-    return hashlib.sha256(basis.encode()).hexdigest()
-
-
 def _citations(value: JsonValue) -> list[Citation]:
     return [Citation.model_validate(c) for c in value] if isinstance(value, list) else []
 
@@ -671,7 +676,3 @@ def _superseded() -> ApiError:
         "Another attempt of this `request_id` took over; its answer is the one kept.",
         param="request_id",
     )
-
-
-def _unavailable() -> ApiError:
-    return ApiError(503, "storage.unavailable", "The service's storage is unavailable; retry.")

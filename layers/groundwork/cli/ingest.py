@@ -3,7 +3,8 @@
 ``--delete`` removes the documents PATH names instead (the file need not exist any more).
 A file of many passages gets a second bar while they are embedded. Files of a type no parser
 reads are named and counted; a run that ingests nothing exits 1. ``--text FILE`` prints the
-text a file is read as, which citations' ``source_location`` offsets point into.
+text a file is read as, which citations' ``source_location`` offsets point into. ``--check``
+(no PATH) reports the collection's sources whose passages the index lacks.
 """
 
 from __future__ import annotations
@@ -24,11 +25,19 @@ INNER_BAR_CARDS = 512
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser("ingest", help="index a file or a folder of documents")
-    parser.add_argument("path", type=Path, help="a file, or a folder searched recursively")
+    parser.add_argument(
+        "path", type=Path, nargs="?", help="a file, or a folder searched recursively"
+    )
     parser.add_argument("--collection", help="the collection to add them to (required)")
     parser.add_argument("--tags", nargs="*", default=[], help="tags given to every document")
     parser.add_argument(
         "--delete", action="store_true", help="remove the documents PATH names from the collection"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="report the collection's sources whose passages the index does not hold as "
+        "recorded (a wiped index, an interrupted ingest); exit status 1 if any",
     )
     parser.add_argument(
         "--text",
@@ -48,11 +57,17 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.starters.factory import starter_proposer
     from groundwork.storage.factory import get_storage
 
-    path: Path = args.path
+    path: Path | None = args.path
     if args.text:
+        if path is None:
+            print("groundwork ingest --text: give the FILE to read", file=sys.stderr)
+            return 2
         return _print_text(path)
     if not args.collection:
         print("groundwork ingest: --collection is required", file=sys.stderr)
+        return 2
+    if (path is None) != bool(args.check):
+        print("groundwork ingest: give a PATH, or --check without one", file=sys.stderr)
         return 2
     settings = get_settings()
     retriever = get_retriever(settings)
@@ -62,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         starter_proposer(settings),
         max_file_bytes=settings.ingest_max_file_bytes,
     )
+    if path is None:
+        return _check(ingestor, args.collection)
     if args.delete:
         report = ingestor.delete(path, collection=args.collection)
         print(f"{report.deleted} documents deleted; {report.cards} passages removed")
@@ -86,10 +103,18 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def _check(ingestor: Ingestor, collection: str) -> int:
+    problems = ingestor.check(collection)
+    for problem in problems:
+        print(f"  {problem.location or problem.source_id}: {problem.problem}")
+    print(f"{collection}: {len(problems)} sources with passages missing or unrecorded")
+    return 1 if problems else 0
+
+
 def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from groundwork.ingest.pipeline import SUFFIXES, discover
+    from groundwork.ingest.pipeline import SUFFIXES, discover, shown
 
     found = discover(path)
     files = found.files
@@ -102,7 +127,7 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
         def advance(file: Path) -> None:
             if file in inner:
                 inner.pop(file).close()
-            bar.set_postfix_str(file.name[-30:])
+            bar.set_postfix_str(shown(file.name)[-30:])
             bar.update(1)
 
         def embedding(file: Path, ready: int, total: int) -> None:
@@ -110,7 +135,11 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
                 return
             if file not in inner:
                 inner[file] = tqdm(
-                    total=total, unit="passage", desc=file.name[-30:], position=1, leave=False
+                    total=total,
+                    unit="passage",
+                    desc=shown(file.name)[-30:],
+                    position=1,
+                    leave=False,
                 )
             inner[file].update(ready - inner[file].n)
 
@@ -134,7 +163,7 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
     for file, reason in report.failed.items():
         print(f"  failed: {file}: {reason}", file=sys.stderr)
     for skipped, reason in (found.unsupported | found.folders).items():
-        print(f"  skipped: {skipped}: {reason}", file=sys.stderr)
+        print(f"  skipped: {shown(skipped)}: {shown(reason)}", file=sys.stderr)
     if not report.added + report.updated + report.unchanged:
         print(
             f"groundwork ingest: nothing was ingested from {path} "

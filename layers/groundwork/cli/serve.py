@@ -36,10 +36,11 @@ def run(args: argparse.Namespace) -> int:
     if args.lambda_:
         return _serve_lambda(args)
     from groundwork.api.app import create_app
+    from groundwork.observability.access_log import log_config
 
     settings = _settings_for(args.host)
     _say_how_to_sign_in(settings, args.host, args.port)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_config=log_config())
     return 0
 
 
@@ -94,6 +95,7 @@ def _serve_lambda(args: argparse.Namespace) -> int:
         default_tools_dir,
         running,
     )
+    from groundwork.observability.access_log import log_config
 
     build_dir = Path(args.build_dir).resolve() if args.build_dir else default_build_dir()
     try:
@@ -105,7 +107,7 @@ def _serve_lambda(args: argparse.Namespace) -> int:
                 f"API at http://{args.host}:{args.port}/{stage}/",
                 file=sys.stderr,
             )
-            uvicorn.run(gateway.app(), host=args.host, port=args.port)
+            uvicorn.run(gateway.app(), host=args.host, port=args.port, log_config=log_config())
     except NotBuilt as exc:
         print(f"groundwork serve --lambda: {exc}", file=sys.stderr)
         return 2

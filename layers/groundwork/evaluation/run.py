@@ -98,6 +98,9 @@ class Remembering(Retriever):
     def count(self, collection: str | None = None) -> int:
         return self.inner.count(collection)
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        return self.inner.source_cards(collection)
+
 
 class Evaluation:
     """Asks questions of one collection through :class:`AnswerService` and judges them."""

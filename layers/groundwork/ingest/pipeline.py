@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import re
 import stat
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from groundwork.retrieval.base import Retriever
     from groundwork.starters.proposer import StarterProposer
     from groundwork.storage.base import Storage
+
+logger = logging.getLogger(__name__)
 
 SUFFIXES = (
     ".md", ".markdown", ".rst", ".rest", ".txt", ".html", ".htm", ".xhtml", ".pdf", ".docx",
@@ -102,7 +105,22 @@ class IngestReport:
     unchanged: int = 0
     deleted: int = 0
     cards: int = 0
+    #: Each failed file (as :func:`shown`) and why.
     failed: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SourceProblem:
+    """What ``groundwork ingest --check`` finds wrong with a source of a collection."""
+
+    source_id: str
+    location: str | None  # None: the index holds cards of a source nobody recorded
+    problem: str
+
+
+def shown(path: Path | str) -> str:
+    """A path as it can be printed: bytes of its name that are not UTF-8 as ``\\xNN``."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @dataclass
@@ -196,8 +214,25 @@ def source_id(collection: str, location: str) -> str:
 
 
 def location_of(file: Path, root: Path) -> str:
-    """Where a file is, as stored: relative to the folder ingested, so ids survive a move."""
-    return file.relative_to(root).as_posix() if file.is_relative_to(root) else file.name
+    """Where a file is, as stored: relative to the folder ingested, so ids survive a move.
+    ValueError when its name is not UTF-8: no store, id or citation can hold it."""
+    location = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.name
+    try:
+        location.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"its name is not UTF-8 ({shown(location)}): rename the file") from None
+    return location
+
+
+def possible_ids(collection: str, path: PurePosixPath) -> set[str]:
+    """The source ids a file at ``path`` may have had: its location was relative to the folder
+    ingested, any of the folders above it."""
+    parts = path.parts
+    return {
+        source_id(collection, PurePosixPath(*parts[i:]).as_posix())
+        for i in range(len(parts))
+        if parts[i] != "/"
+    }
 
 
 class Ingestor:
@@ -231,24 +266,33 @@ class Ingestor:
         passages are made ready, so that a large file shows progress of its own.
         """
         report = IngestReport()
+        indexed = _Indexed(self._retriever, collection)
         for file in files:
             try:
                 self._ingest_file(
-                    file, collection, root, tags or [], metadata or {}, report, on_cards
+                    file, collection, root, tags or [], metadata or {}, report, indexed, on_cards
                 )
             # Parsers raise what their libraries raise (pypdf has its own errors): any failure
             # of one file is that file's failure, reported with its reason.
             except Exception as error:
-                report.failed[str(file)] = f"{type(error).__name__}: {error}"
+                report.failed[shown(file)] = f"{type(error).__name__}: {error}"
             if on_file:
                 on_file(file)
         return report
 
     def delete(self, path: Path, *, collection: str) -> IngestReport:
-        """Remove the sources ``path`` names: the file (present or not) or a folder's files."""
+        """Remove the sources ``path`` names: the file (present or not) or a folder's files.
+
+        The index is asked too: cards of a source that was never recorded (an ingest of an
+        older version killed between its two writes) are removed when ``path`` names their
+        file. A source's cards go before its record, so a kill in between leaves a record
+        that the next ``--delete`` (or ingest) still finds.
+        """
         wanted = PurePosixPath(path.resolve().as_posix() if path.exists() else path.as_posix())
         report = IngestReport()
+        recorded = set()
         for source in self._storage.list_sources(collection):
+            recorded.add(source.id)
             location = PurePosixPath(source.location)
             if wanted.parts[-len(location.parts) :] == location.parts or (
                 path.is_dir() and (path / source.location).is_file()
@@ -258,7 +302,41 @@ class Ingestor:
                     self._starters.forget(collection, source.id)
                 self._storage.delete_source(source.id)
                 report.deleted += 1
+        unrecorded = set(self._retriever.source_cards(collection)) - recorded
+        if unrecorded:
+            files = discover(path).files if path.is_dir() else [path]
+            named = set().union(
+                *(possible_ids(collection, PurePosixPath(f.resolve().as_posix())) for f in files)
+            )
+            for sid in sorted(unrecorded & (named | possible_ids(collection, wanted))):
+                report.cards += self._retriever.delete_source(sid)
+                report.deleted += 1
         return report
+
+    def check(self, collection: str) -> list[SourceProblem]:
+        """Sources whose passages the index does not hold as recorded, interrupted ingests,
+        and cards of sources nobody recorded. Ingesting the files again repairs the first
+        two (a source whose cards are missing is ingested again even when unchanged)."""
+        indexed = self._retriever.source_cards(collection)
+        problems = []
+        for source in sorted(self._storage.list_sources(collection), key=lambda s: s.location):
+            held = indexed.pop(source.id, 0)
+            if not source.content_hash:
+                problem = "its last ingest did not finish: ingest it again"
+            elif held != source.cards:
+                problem = (
+                    f"the index holds {held:,} of its {source.cards:,} passages: ingest it again"
+                )
+            else:
+                continue
+            problems.append(SourceProblem(source.id, source.location, problem))
+        for sid, held in sorted(indexed.items()):
+            problem = (
+                f"{held:,} passages of a source with no record: "
+                "`groundwork ingest PATH --delete` with the file's PATH removes them"
+            )
+            problems.append(SourceProblem(sid, None, problem))
+        return problems
 
     def _ingest_file(
         self,
@@ -268,15 +346,18 @@ class Ingestor:
         tags: list[str],
         metadata: dict[str, str],
         report: IngestReport,
+        indexed: _Indexed,
         on_cards: Callable[[Path, int, int], object] | None = None,
     ) -> None:
+        location = location_of(file, root)
         raw = _read_checked(file, root, self._max_file_bytes)
         settings = repr((PARSER_VERSION, sorted(tags), sorted(metadata.items()))).encode()
         digest = hashlib.sha256(raw + settings).hexdigest()
-        location = location_of(file, root)
         sid = source_id(collection, location)
         existing = self._storage.get_source(sid)
-        if existing and existing.content_hash == digest:
+        # Unchanged only if the index still holds it as recorded: a wiped or new index gets
+        # the source's cards back.
+        if existing and existing.content_hash == digest and indexed.cards(sid) == existing.cards:
             report.unchanged += 1
             return
         document = parse(file.suffix, raw)
@@ -286,36 +367,67 @@ class Ingestor:
         if not document.passages:
             raise ValueError("no text found")
         cards = cards_of(document, collection, sid, location, tags)
-        if existing:
-            # Until the new version is in, the record knows no content: if the process dies
-            # after the swap below, the next run ingests the file again, whatever it holds.
-            self._storage.put_source(existing.model_copy(update={"content_hash": ""}))
+        done = SourceRecord(
+            id=sid,
+            collection=collection,
+            title=document.title,
+            location=location,
+            content_hash=digest,
+            cards=len(cards),
+        )
+        # The record is written before the index and finished after it: until then it knows no
+        # content, so if the process dies (or the disk fills) in between, the source is still
+        # listed, `--delete` still removes what the index holds of it, and the next run ingests
+        # it again whatever it holds. Never cards without a record.
+        self._storage.put_source((existing or done).model_copy(update={"content_hash": ""}))
 
         # Embeds first, then swaps: the old version stays searchable until the new one is in.
         def progress(ready: int) -> None:
             if on_cards:
                 on_cards(file, ready, len(cards))
 
-        self._retriever.replace_source(sid, cards, progress=progress)
-        # Proposed once the cards are searchable, and before the source is recorded: a file
-        # whose proposing failed is not "unchanged" on the next run, so it is proposed again.
-        if self._starters:
-            self._starters.propose(document, collection, sid)
-        self._storage.put_source(
-            SourceRecord(
-                id=sid,
-                collection=collection,
-                title=document.title,
-                location=location,
-                content_hash=digest,
-                cards=len(cards),
-            )
-        )
+        try:
+            self._retriever.replace_source(sid, cards, progress=progress)
+            # Proposed once the cards are searchable, and before the source is finished: a
+            # file whose proposing failed is not "unchanged" on the next run.
+            if self._starters:
+                self._starters.propose(document, collection, sid)
+            self._storage.put_source(done)
+        except BaseException:
+            if existing is None:
+                self._undo(collection, sid)
+            raise
         report.cards += len(cards)
         if existing:
             report.updated += 1
         else:
             report.added += 1
+
+    def _undo(self, collection: str, sid: str) -> None:
+        """Take back a first ingest that failed midway, as far as the backends let: what
+        cannot be taken back stays recorded, unfinished, for ``--delete`` and the next run."""
+        try:
+            self._retriever.delete_source(sid)
+            if self._starters:
+                self._starters.forget(collection, sid)
+            self._storage.delete_source(sid)
+        except Exception as error:
+            logger.warning("source %s left unfinished: %s", sid, error)
+
+
+class _Indexed:
+    """How many cards the index holds per source of a collection, asked once per batch and
+    only when a file's content is unchanged (a first ingest needs no answer)."""
+
+    def __init__(self, retriever: Retriever, collection: str) -> None:
+        self._retriever = retriever
+        self._collection = collection
+        self._counts: dict[str, int] | None = None
+
+    def cards(self, sid: str) -> int:
+        if self._counts is None:
+            self._counts = self._retriever.source_cards(self._collection)
+        return self._counts.get(sid, 0)
 
 
 def cards_of(

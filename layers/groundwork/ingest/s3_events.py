@@ -90,11 +90,12 @@ class DocumentIngestion:
     def _delete(self, event: DocumentEvent) -> Outcome:
         assert event.collection is not None
         sid = source_id(event.collection, event.location)
-        if self._storage.get_source(sid) is None:
-            return "unchanged"
-        self._retriever.delete_source(sid)
-        self._storage.delete_source(sid)
-        return "deleted"
+        # The index first, whether or not the source was recorded: an ingest that died between
+        # its writes may have left cards, and a record left by a kill here is deleted again
+        # by the event's retry.
+        removed = self._retriever.delete_source(sid)
+        recorded = self._storage.delete_source(sid)
+        return "deleted" if removed or recorded else "unchanged"
 
     def _ingest(self, event: DocumentEvent, etag: str) -> Outcome:
         assert event.collection is not None

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from groundwork.errors import BackendUnavailable
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -15,6 +17,14 @@ if TYPE_CHECKING:
 #: ``fast``: keyword search alone, no model call. ``precise``: keyword and vector search fused,
 #: over a larger pool, then reranked. See docs/retrieval.md.
 Quality = Literal["fast", "precise"]
+
+
+class RetrievalUnavailable(BackendUnavailable):
+    """The index did not answer within its budget (a dead or hung OpenSearch, the index file
+    on a full disk), or its circuit is open: 503 ``retrieval.unavailable``."""
+
+    code = "retrieval.unavailable"
+    what = "The passage index"
 
 
 class SearchFilter(BaseModel):
@@ -79,6 +89,11 @@ class Retriever(ABC):
         range), counted by collection: their citations have no ``source_location`` until
         their files are ingested again."""
         return {}
+
+    @abstractmethod
+    def source_cards(self, collection: str) -> dict[str, int]:
+        """How many cards the index holds for each source of ``collection`` (sources without
+        any are absent): what ingest checks a source's record against."""
 
 
 def day(value: str, *, end: bool = False) -> str:

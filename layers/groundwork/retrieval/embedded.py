@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from groundwork.retrieval.keyword import KeywordIndex, filter_sql
+from groundwork.retrieval.keyword import KeywordIndex, filter_sql, reported
 from groundwork.retrieval.rerank import coverage
 
 if TYPE_CHECKING:
@@ -93,6 +93,10 @@ class EmbeddedIndex(KeywordIndex):
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:
+        with reported():
+            return self._search(query, where, k, quality)
+
+    def _search(self, query: str, where: SearchFilter, k: int, quality: Quality) -> list[Hit]:
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k))
         pool = max(PRECISE_POOL, k)

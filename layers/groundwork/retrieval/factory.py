@@ -44,4 +44,5 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
                 engine=settings.opensearch_knn_engine,
                 shards=settings.opensearch_shards,
                 replicas=settings.opensearch_replicas,
+                read_timeout_s=settings.opensearch_timeout_s,
             )

@@ -10,13 +10,20 @@ import hashlib
 import json
 import sqlite3
 import threading
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
 from groundwork.private_files import create_private
-from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
+from groundwork.retrieval.base import (
+    Quality,
+    RetrievalUnavailable,
+    Retriever,
+    SearchFilter,
+    day,
+)
 from groundwork.retrieval.language_column import add_language_column
+from groundwork.sqlite_faults import reported_as
 from groundwork.text.terms import STOPWORDS, words
 
 if TYPE_CHECKING:
@@ -165,14 +172,17 @@ class KeywordIndex(Retriever):
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         """A write under the lock, committed whole or rolled back; either way the cached word
-        frequencies are stale after it."""
-        with self._lock:
+        frequencies are stale after it. A full disk is ``RetrievalUnavailable``."""
+        with self._lock, reported():
             self._db.execute("BEGIN")
             try:
                 yield
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # SQLite has rolled back already after some errors (a full disk): a second
+                # ROLLBACK would fail and hide the first error.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
             finally:
                 self._writes += 1
@@ -189,8 +199,8 @@ class KeywordIndex(Retriever):
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:
-        ranked = self.keyword_ranking(query, where, k)
-        return self.hits(ranked)
+        with reported():
+            return self.hits(self.keyword_ranking(query, where, k))
 
     def keyword_ranking(
         self, query: str, where: SearchFilter, limit: int
@@ -256,7 +266,7 @@ class KeywordIndex(Retriever):
         ]
 
     def count(self, collection: str | None = None) -> int:
-        with self._lock:
+        with self._lock, reported():
             if collection is None:
                 row = self._db.execute("SELECT count(*) FROM cards").fetchone()
             else:
@@ -266,15 +276,28 @@ class KeywordIndex(Retriever):
         return int(row[0])
 
     def unlocated(self) -> dict[str, int]:
-        with self._lock:
+        with self._lock, reported():
             rows = self._db.execute(
                 "SELECT collection, count(*) FROM cards "
                 "WHERE json_extract(payload, '$.char_start') IS NULL GROUP BY collection"
             ).fetchall()
         return {str(name): int(n) for name, n in rows}
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        with self._lock, reported():
+            rows = self._db.execute(
+                "SELECT source_id, count(*) FROM cards WHERE collection = ? GROUP BY source_id",
+                (collection,),
+            ).fetchall()
+        return {source: int(cards) for source, cards in rows}
+
     def close(self) -> None:
         self._db.close()
+
+
+def reported() -> AbstractContextManager[None]:
+    """The index file's disk and lock failures as ``RetrievalUnavailable``."""
+    return reported_as(RetrievalUnavailable, "the index file")
 
 
 def content_words(text: str) -> list[str]:

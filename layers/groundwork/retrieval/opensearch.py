@@ -28,8 +28,15 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any, Literal
 
+from groundwork.circuit import Circuit
 from groundwork.domain.cards import Card, Hit
-from groundwork.retrieval.base import Quality, Retriever, SearchFilter, day
+from groundwork.retrieval.base import (
+    Quality,
+    RetrievalUnavailable,
+    Retriever,
+    SearchFilter,
+    day,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -42,6 +49,14 @@ logger = logging.getLogger(__name__)
 PRECISE_POOL = 100
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_ATTEMPTS = 5
+#: Seconds a search or a count may wait for its answer, per attempt (docs/retrieval.md): a
+#: healthy node answers in tens of milliseconds, a loaded one within a second or two.
+READ_TIMEOUT_S = 3.0
+#: Seconds a write (``_bulk`` of up to 5 MiB, ``_delete_by_query``) may wait, per attempt.
+WRITE_TIMEOUT_S = 30.0
+#: A call is retried only within twice its timeout since its first attempt, so a hung node
+#: is reported after that, not after every attempt's timeout.
+BUDGET_FACTOR = 2.0
 #: The largest ``_bulk`` body sent: half the 10 MiB request limit of the smallest domains.
 MAX_BULK_BYTES = 5 * 1024 * 1024
 #: faiss: production (the only engine of Serverless vector collections); lucene: pure Java,
@@ -137,6 +152,8 @@ class OpenSearchIndex(Retriever):
         replicas: int | None = None,
         refresh: bool = False,
         sleep: Callable[[float], None] = time.sleep,
+        read_timeout_s: float = READ_TIMEOUT_S,
+        circuit: Circuit | None = None,
     ) -> None:
         self._client = client
         self._embedder = embedder
@@ -152,6 +169,8 @@ class OpenSearchIndex(Retriever):
         )
         self._write_params = {"refresh": "wait_for"} if refresh else {}
         self._sleep = sleep
+        self._read_timeout_s = read_timeout_s
+        self._circuit = circuit or Circuit(RetrievalUnavailable)
         self._ensured = False
 
     def ensure(self) -> None:
@@ -300,14 +319,51 @@ class OpenSearchIndex(Retriever):
         buckets = response.get("aggregations", {}).get("collections", {}).get("buckets", [])
         return {str(b["key"]): int(b["doc_count"]) for b in buckets}
 
+    def source_cards(self, collection: str) -> dict[str, int]:
+        """A composite aggregation on ``source_id``, paged: any number of sources. On a
+        managed domain the index is refreshed first, so cards written a moment ago count
+        (Serverless refreshes on its own, within about a minute)."""
+        if (
+            not self._serverless
+            and self._read(self._client.indices.refresh, index=self._index) is None
+        ):
+            return {}  # no index: nothing was written, or it was lost
+        counts: dict[str, int] = {}
+        after: dict[str, Any] | None = None
+        while True:
+            sources: dict[str, Any] = {
+                "size": 1000,
+                "sources": [{"source": {"terms": {"field": "source_id"}}}],
+            }
+            if after is not None:
+                sources["after"] = after
+            body = {
+                "size": 0,
+                "query": {"term": {"collection": collection}},
+                "aggs": {"sources": {"composite": sources}},
+            }
+            response = self._read(self._client.search, index=self._index, body=body)
+            if response is None:
+                return counts
+            aggregation = response["aggregations"]["sources"]
+            for bucket in aggregation["buckets"]:
+                counts[bucket["key"]["source"]] = int(bucket["doc_count"])
+            after = aggregation.get("after_key")
+            if not aggregation["buckets"] or after is None:
+                return counts
+
     def _read(self, method: Callable[..., Any], **kwargs: Any) -> Any:
-        """A read; ``None`` when nothing was written yet (no index, and so no pipeline)."""
+        """A read, within the read timeout; ``None`` when nothing was written yet (no index,
+        and so no pipeline)."""
         from opensearchpy.exceptions import NotFoundError, RequestError
 
         try:
-            return self._call(method, **kwargs)
+            return self._call(method, timeout_s=self._read_timeout_s, **kwargs)
         except NotFoundError as error:
             if error.error == "index_not_found_exception":
+                # Lost since it was made (a wiped node): the next write makes it again, rather
+                # than letting ``_bulk`` create one with a mapping of OpenSearch's own guess.
+                self._ensured = False
                 return None
             raise
         except RequestError as error:
@@ -315,7 +371,7 @@ class OpenSearchIndex(Retriever):
             # reader's cue only if the index is missing too (``ensure`` creates the pipeline
             # first, so an index without it is a broken setup, reported as such).
             if "is not defined" in str(error.info) and not self._call(
-                self._client.indices.exists, index=self._index
+                self._client.indices.exists, timeout_s=self._read_timeout_s, index=self._index
             ):
                 return None
             raise
@@ -397,23 +453,52 @@ class OpenSearchIndex(Retriever):
                 return
             actions = retry
             self._sleep(_backoff(attempt))
-        raise RuntimeError(f"OpenSearch kept refusing {len(actions)} bulk lines")
+        raise RetrievalUnavailable(f"OpenSearch kept refusing {len(actions)} bulk lines for load")
 
-    def _call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Call the client, retrying throttling (429), server errors and lost connections."""
+    def _call(
+        self,
+        method: Callable[..., Any],
+        *args: Any,
+        timeout_s: float | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Call the client, retrying throttling (429), server errors and lost connections
+        within a budget of ``BUDGET_FACTOR`` times the timeout: each attempt may wait
+        ``timeout_s`` (reads) or the client's own timeout (writes, ``WRITE_TIMEOUT_S``), at
+        most until the budget ends. ``RetrievalUnavailable`` when the budget or the attempts
+        run out, and at once while the circuit is open (the node gave no answer lately)."""
         from opensearchpy.exceptions import ConnectionError as LostConnection
         from opensearchpy.exceptions import TransportError
 
+        self._circuit.check()
+        timeout = timeout_s or WRITE_TIMEOUT_S
+        deadline = time.monotonic() + BUDGET_FACTOR * timeout
+        answered = False
+        last: TransportError | None = None
         for attempt in range(MAX_ATTEMPTS):
+            if timeout_s is not None:
+                kwargs["request_timeout"] = max(0.1, min(timeout_s, deadline - time.monotonic()))
             try:
-                return method(*args, **kwargs)
+                result = method(*args, **kwargs)
             except TransportError as error:
-                retriable = isinstance(error, LostConnection) or error.status_code in RETRY_STATUSES
-                if not retriable or attempt == MAX_ATTEMPTS - 1:
-                    raise
-                logger.warning("OpenSearch %s, retrying", error.status_code)
-                self._sleep(_backoff(attempt))
-        raise AssertionError("unreachable")
+                lost = isinstance(error, LostConnection)
+                if not lost:
+                    answered = True
+                    self._circuit.answered()
+                    if error.status_code not in RETRY_STATUSES:
+                        raise
+                last = error
+            else:
+                self._circuit.answered()
+                return result
+            delay = _backoff(attempt)
+            if attempt == MAX_ATTEMPTS - 1 or time.monotonic() + delay >= deadline:
+                break
+            logger.warning("OpenSearch %s, retrying", last.status_code)
+            self._sleep(delay)
+        if not answered:
+            self._circuit.failed()
+        raise RetrievalUnavailable(f"OpenSearch did not answer: {last}") from last
 
 
 def document(card: Card, vector: list[float]) -> dict[str, Any]:
@@ -492,7 +577,7 @@ def connect(url: str, *, region: str | None, service: str | None) -> Any:
         use_ssl=url.startswith("https"),
         verify_certs=url.startswith("https"),
         connection_class=RequestsHttpConnection,
-        timeout=10,
+        timeout=WRITE_TIMEOUT_S,  # reads pass their own, shorter one
         max_retries=0,  # retries, with backoff, are ours
     )
 

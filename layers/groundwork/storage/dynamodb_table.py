@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from groundwork.circuit import Circuit
 from groundwork.storage.clock import system_clock
 from groundwork.storage.errors import StorageUnavailable
 
@@ -67,14 +68,31 @@ def table_definition(name: str) -> dict[str, Any]:
     }
 
 
+#: Seconds an attempt may wait for DynamoDB's answer (botocore's read timeout): DynamoDB
+#: answers in milliseconds, so two seconds without an answer means it is not going to.
+TIMEOUT_S = 2.0
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Exponential backoff with full jitter, on top of botocore's own retries."""
+    """Exponential backoff with full jitter, within a time budget: a retry is sent only if it
+    can end (``attempt_timeout`` more) before ``budget`` seconds have passed since the first
+    attempt, so that a hung DynamoDB is reported within the budget, not after every attempt's
+    timeout. botocore itself does not retry (ours covers what it would)."""
 
     attempts: int = 5
     base_delay: float = 0.05
     max_delay: float = 2.0
+    #: Two attempts that time out, and the backoff between them.
+    budget: float = 2 * TIMEOUT_S + 0.5
+    attempt_timeout: float = TIMEOUT_S
     sleep: Callable[[float], None] = field(default=time.sleep)
+    clock: Callable[[], float] = field(default=time.monotonic)
+
+    @classmethod
+    def with_timeout(cls, seconds: float) -> RetryPolicy:
+        """Attempts of ``seconds`` each, within a budget of two of them."""
+        return cls(attempt_timeout=seconds, budget=2 * seconds + 0.5)
 
     def delay(self, attempt: int) -> float:
         return random.uniform(0, min(self.max_delay, self.base_delay * 2**attempt))
@@ -111,6 +129,7 @@ class DynamoTable:
         client: Any = None,
         retry: RetryPolicy | None = None,
         clock: Clock = system_clock,
+        circuit: Circuit | None = None,
     ) -> None:
         self.name = name
         self._endpoint_url = endpoint_url
@@ -119,6 +138,7 @@ class DynamoTable:
         self._client_lock = threading.Lock()
         self._retry = retry or RetryPolicy()
         self._clock = clock
+        self._circuit = circuit or Circuit(StorageUnavailable)
 
     def now(self) -> int:
         return int(self._clock())
@@ -130,10 +150,11 @@ class DynamoTable:
                 import boto3
                 from botocore.config import Config
 
+                timeout = self._retry.attempt_timeout
                 config = Config(
-                    retries={"mode": "standard", "max_attempts": 3},
-                    connect_timeout=2,
-                    read_timeout=5,
+                    retries={"mode": "standard", "total_max_attempts": 1},
+                    connect_timeout=min(1.0, timeout),
+                    read_timeout=timeout,
                     max_pool_connections=50,
                 )
                 self._client = boto3.session.Session().client(
@@ -147,24 +168,34 @@ class DynamoTable:
     def call(self, operation: str, **request: Any) -> dict[str, Any]:
         """Run a client operation, retrying throttling and timeouts with backoff.
 
-        A failed condition raises ``ConditionFailed`` or ``TransactionCanceled``; when every
-        attempt failed, ``StorageUnavailable``. A write retried after a timeout may have been
-        applied: conditional writes then fail on their own earlier write, which the stores
-        recognise (same owner, same counter), and transactions carry a ``ClientRequestToken``
-        so DynamoDB applies them once.
+        A failed condition raises ``ConditionFailed`` or ``TransactionCanceled``; when the
+        attempts or the budget ran out, ``StorageUnavailable``, at once while the circuit is
+        open (``groundwork.circuit``: DynamoDB gave no answer to a recent call). A write
+        retried after a timeout may have been applied: conditional writes then fail on their
+        own earlier write, which the stores recognise (same owner, same counter), and
+        transactions carry a ``ClientRequestToken`` so DynamoDB applies them once.
         """
         from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
         if operation == "transact_write_items":
             request.setdefault("ClientRequestToken", uuid.uuid4().hex)
         method = getattr(self.client, operation)
+        retry = self._retry
+        self._circuit.check()
+        started = retry.clock()
         last: Exception | None = None
-        for attempt in range(self._retry.attempts):
+        answered = False
+        for attempt in range(retry.attempts):
             if attempt:
-                self._retry.sleep(self._retry.delay(attempt - 1))
+                delay = retry.delay(attempt - 1)
+                if retry.clock() - started + delay + retry.attempt_timeout > retry.budget:
+                    break
+                retry.sleep(delay)
             try:
-                return dict(method(**request))
+                reply = dict(method(**request))
             except ClientError as error:
+                self._circuit.answered()
+                answered = True
                 code = error.response.get("Error", {}).get("Code", "")
                 if code == "ConditionalCheckFailedException":
                     raise ConditionFailed(error.response.get("Item")) from error
@@ -180,9 +211,12 @@ class DynamoTable:
                 last = error
             except (ConnectionError, HTTPClientError) as error:  # timeouts, refused connections
                 last = error
-        raise StorageUnavailable(
-            f"DynamoDB {operation} failed {self._retry.attempts} times"
-        ) from last
+            else:
+                self._circuit.answered()
+                return reply
+        if not answered:
+            self._circuit.failed()
+        raise StorageUnavailable(f"DynamoDB {operation} failed: {last}") from last
 
     def get(self, pk: str, sk: str) -> Item | None:
         reply = self.call("get_item", TableName=self.name, Key=key(pk, sk), ConsistentRead=True)

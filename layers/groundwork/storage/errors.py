@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from groundwork.errors import BackendUnavailable
+
 
 class StorageError(Exception):
     """Base of the storage failures callers can act on."""
@@ -27,5 +29,9 @@ class QuotaExceeded(StorageError):
         self.reason = reason
 
 
-class StorageUnavailable(StorageError):
-    """The backend kept failing (throttling, timeouts) after every retry."""
+class StorageUnavailable(StorageError, BackendUnavailable):
+    """The backend kept failing (throttling, timeouts) after every retry, or its circuit is
+    open; 503 ``storage.unavailable``."""
+
+    code = "storage.unavailable"
+    what = "The service's storage"

@@ -86,12 +86,13 @@ def _sqlite_database(settings: Settings) -> SQLiteDatabase:
 
 @lru_cache(maxsize=4)
 def _dynamodb_table(settings: Settings) -> DynamoTable:
-    from groundwork.storage.dynamodb_table import DynamoTable
+    from groundwork.storage.dynamodb_table import DynamoTable, RetryPolicy
 
     table = DynamoTable(
         settings.dynamodb_table,
         endpoint_url=settings.dynamodb_endpoint_url,
         region=settings.dynamodb_region,
+        retry=RetryPolicy.with_timeout(settings.dynamodb_timeout_s),
     )
     if settings.dynamodb_create_table:
         table.create()

@@ -13,7 +13,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from groundwork.private_files import create_private
+from groundwork.sqlite_faults import reported_as
 from groundwork.storage.clock import system_clock
+from groundwork.storage.errors import StorageUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -129,8 +131,9 @@ class SQLiteDatabase:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A transaction holding the write lock from its first statement; rolled back on error."""
-        with self._lock:
+        """A transaction holding the write lock from its first statement; rolled back on error.
+        A full disk or a lock held too long is ``StorageUnavailable``."""
+        with self._lock, reported_as(StorageUnavailable, "the state file"):
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -143,7 +146,7 @@ class SQLiteDatabase:
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: its statements see one snapshot, even while others write."""
-        with self._lock:
+        with self._lock, reported_as(StorageUnavailable, "the state file"):
             self._db.execute("BEGIN")
             try:
                 yield self._db

@@ -27,7 +27,7 @@ from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.chat.answering import Answerer
 from groundwork.chat.request import ChatRequest  # noqa: TC001
 from groundwork.chat.service import ChatConfig, ChatEvent, ChatService, Done, Pending, Token
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, BackendUnavailable, unavailable
 from groundwork.generation.factory import get_generator
 from groundwork.grounding.factory import get_verifier
 from groundwork.retrieval.factory import get_retriever
@@ -72,7 +72,7 @@ ChatServiceDep = Annotated[ChatService, Depends(chat_service)]
     response_model=ChatDone,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": _STREAM_DOC},
-        **error_responses(400, 401, 403, 404, 409, 429, 502, 503, 504),
+        **error_responses(400, 401, 403, 404, 409, 429, 502, 504),
     },
 )
 async def chat(
@@ -149,6 +149,8 @@ async def _sse(
             event = await run_in_threadpool(next, events, None)
     except ApiError as error:
         yield _event(number + 1, "error", error.body())
+    except BackendUnavailable as error:
+        yield _event(number + 1, "error", unavailable(error).body())
     except Exception:
         logger.exception("chat stream failed")
         yield _event(number + 1, "error", _internal().body())

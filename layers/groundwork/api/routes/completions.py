@@ -29,7 +29,7 @@ from groundwork.api.schemas.errors import error_responses
 from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
 from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
-from groundwork.errors import ApiError
+from groundwork.errors import ApiError, BackendUnavailable, unavailable
 from groundwork.generation.base import Turn
 from groundwork.retrieval.factory import get_retriever
 from groundwork.storage.factory import get_storage, get_stores
@@ -179,6 +179,8 @@ async def _sse(
             event = await run_in_threadpool(next, events, None)
     except ApiError as error:
         yield _data(error.body())
+    except BackendUnavailable as error:
+        yield _data(unavailable(error).body())
     except Exception:
         logger.exception("chat completion stream failed")
         yield _data(ApiError(500, "internal.error", "The answer failed mid-stream.").body())

@@ -26,19 +26,22 @@ _MEANINGS = {
     403: "The key's user may not see a collection named.",
     404: "Not found (a collection, conversation, question or model).",
     408: "The request body did not arrive in time (`request.timeout`).",
-    409: "The `request_id` is in use: another question, or still being answered.",
+    409: "The `request_id` is in use: another question, other options, or still being answered.",
     413: "The request body is over the size limit (`request.too_large`).",
     429: "The user's questions or credits are exhausted.",
     502: "The answer model failed.",
-    503: "Storage is unavailable; retry.",
+    503: "A backend is unavailable (`storage.unavailable`, `retrieval.unavailable`); retry "
+    "after `Retry-After` seconds.",
     504: "The answer model timed out.",
 }
 #: What any route may answer before it runs: its body is read under a size and time limit.
 BODY_LIMITS = (408, 413)
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` for these statuses, each with the error body."""
+def error_responses(*statuses: int, backends: bool = True) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these statuses, each with the error body; with ``backends``
+    (every route that may read a key, storage or the index) 503 too."""
+    statuses = (*statuses, 503) if backends else statuses
     return {
         status: {"model": ErrorResponse, "description": _MEANINGS[status]}
         for status in sorted({*statuses, *BODY_LIMITS})
