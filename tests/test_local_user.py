@@ -3,6 +3,7 @@ and only from it (real HTTP to uvicorn on 127.0.0.1)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,7 +124,8 @@ def test_given_a_bind_address_when_serving_then_the_local_user_is_on_only_for_lo
         chosen = serve._settings_for(host)
         serve._say_how_to_sign_in(chosen, host, 8000)
     finally:
-        monkeypatch.delenv("GROUNDWORK_LOCAL_USER", raising=False)
+        # Set by serve itself, not by monkeypatch, which would put it back after the test.
+        os.environ.pop("GROUNDWORK_LOCAL_USER", None)
         get_settings.cache_clear()
 
     assert chosen.local_user is local
