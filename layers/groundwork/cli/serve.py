@@ -36,10 +36,12 @@ def run(args: argparse.Namespace) -> int:
     if args.lambda_:
         return _serve_lambda(args)
     from groundwork.api.app import create_app
+    from groundwork.api.startup import warn_unlocated
     from groundwork.observability.access_log import log_config
 
     settings = _settings_for(args.host)
     _say_how_to_sign_in(settings, args.host, args.port)
+    warn_unlocated(settings)
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_config=log_config())
     return 0
 
