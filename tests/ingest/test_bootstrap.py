@@ -3,11 +3,18 @@ indexed again when an older version wrote its cards without source locations."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
+
+from groundwork.api.startup import warn_unlocated
+from groundwork.domain.cards import Card
 from groundwork.ingest.bootstrap import ingest_docs
 from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.factory import get_retriever
 from groundwork.retrieval.keyword import KeywordIndex
+from groundwork.settings import Settings
 from groundwork.storage.sqlite import SQLiteStorage
 
 
@@ -56,3 +63,19 @@ def test_given_cards_from_before_locations_when_started_then_the_docs_are_indexe
     assert report.updated == 2
     assert "without source locations" in said[0]
     assert index.unlocated() == {}
+
+
+def test_given_cards_without_locations_when_serve_starts_then_it_says_how_to_add_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", retrieval="keyword", bootstrap_docs=False)
+    get_retriever(settings).upsert(
+        [Card(id="a-1", collection="archive", source_id="a", text="Maps are lent.", url="a.md")]
+    )
+
+    with caplog.at_level(logging.WARNING):
+        warn_unlocated(settings)
+
+    (record,) = caplog.records
+    assert "collection archive: 1 passages were indexed by an older version" in record.message
+    assert "groundwork ingest PATH --collection archive" in record.message
