@@ -64,13 +64,15 @@ from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finis
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.domain.cards import Card, Hit
 from groundwork.embeddings.base import Embedder
-from groundwork.embeddings.minilm import MiniLMEmbedder
+from groundwork.embeddings.factory import bare_embedder
+from groundwork.embeddings.memory import RememberingEmbedder
 from groundwork.generation.base import GenerationRequest, Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.grounding.heuristic import HeuristicVerifier
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.retrieval.factory import get_retriever
+from groundwork.retrieval.sentence_vectors import known
 from groundwork.settings import Settings
 
 DATA = (
@@ -111,6 +113,7 @@ class Remembering(Retriever):
     def __init__(self, inner: Retriever) -> None:
         self.inner = inner
         self.last: list[Card] = []
+        self.hits: list[Hit] = []
 
     def upsert(self, cards: Sequence[Card]) -> None:
         self.inner.upsert(cards)
@@ -132,10 +135,14 @@ class Remembering(Retriever):
     ) -> list[Hit]:
         hits = self.inner.search(query, where, k, quality=quality)
         self.last = [hit.card for hit in hits]
+        self.hits = hits
         return hits
 
     def count(self, collection: str | None = None) -> int:
         return self.inner.count(collection)
+
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        return self.inner.source_counts(where)
 
     def source_cards(self, collection: str) -> dict[str, int]:
         return self.inner.source_cards(collection)
@@ -302,7 +309,12 @@ def squad(
         text, finish, seconds = ask(service, question, where, options)
         first_token.append(seconds)
         passages = list(retriever.last)
-        evidence = gather(question, passages, embedder)  # as the service did: remembered
+        # As the service did, with the retrieval scores and the stored sentence vectors (the
+        # question is remembered).
+        hits = retriever.hits
+        evidence = gather(
+            question, passages, embedder, [h.score for h in hits], known(hits, embedder.dimension)
+        )
         recorded.append(
             question_record(row, asked_in, evidence, composer.select(evidence))
             | {"shipped_refused": text == NOT_FOUND}
@@ -419,7 +431,9 @@ def main() -> None:
         for quality in qualities:
             # Each quality starts as a fresh process would: the index and the answers share
             # one embedder (as get_retriever and AnswerService do), remembering nothing yet.
-            embedder = MiniLMEmbedder(remember=0 if args.cold else 4096)
+            embedder = RememberingEmbedder(
+                bare_embedder(settings.embeddings), remember=0 if args.cold else 4096
+            )
             retriever = Remembering(EmbeddedIndex(settings.index_path, embedder))
             service = AnswerService(
                 retriever, ExtractiveComposer(), k=settings.retrieval_k, embedder=embedder

@@ -35,9 +35,10 @@ import numpy as np
 import numpy.typing as npt
 
 from groundwork.answer.answerability import features
-from groundwork.answer.relevance import gather, prose
+from groundwork.answer.relevance import gather
+from groundwork.answer.units import embedded
 from groundwork.domain.cards import Card
-from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.base import Embedder, Role
 from groundwork.embeddings.factory import get_embedder
 from groundwork.generation.extractive import ExtractiveComposer
 from groundwork.retrieval.base import SearchFilter
@@ -55,29 +56,35 @@ CALIBRATION_FALSE_REFUSALS = 0.095
 
 
 class Memo(Embedder):
-    """The embedder, remembering every text it embedded: paragraphs are embedded once."""
+    """The embedder, remembering every text it embedded (as a question or a passage):
+    paragraphs are embedded once. ``cache`` keeps them between runs, for one model."""
 
     def __init__(self, inner: Embedder, cache: Path | None) -> None:
         self.inner = inner
-        self.dimension = inner.dimension
+        self.model = inner.model
         self.seen: dict[str, npt.NDArray[np.float32]] = {}
         self.cache = cache
         if cache is not None and cache.exists():
             saved = np.load(cache, allow_pickle=False)
-            self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+            if str(saved["model"]) == self.model.name:
+                self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
 
     def save(self) -> None:
         if self.cache is not None:
             texts = list(self.seen)
             vectors = np.stack([self.seen[t] for t in texts])
-            np.savez(self.cache, texts=np.array(texts), vectors=vectors)
+            np.savez(self.cache, texts=np.array(texts), vectors=vectors, model=self.model.name)
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        missing = list(dict.fromkeys(t for t in texts if t not in self.seen))
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
+        keys = [f"{role}\t{t}" for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.seen))
         if missing:
-            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
-                self.seen[text] = vector
-        return np.stack([self.seen[t] for t in texts]) if texts else np.zeros((0, self.dimension))
+            fresh = self.inner.embed([k.split("\t", 1)[1] for k in missing], role=role)
+            for key, vector in zip(missing, fresh, strict=True):
+                self.seen[key] = vector
+        if not keys:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self.seen[k] for k in keys])
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -130,9 +137,9 @@ def asked(
     composer reads, gathered as the service does from the articles indexed in a fresh index."""
     cards = cards_of(rows)
     started = time.perf_counter()
-    memo.embed(
-        [passage_text(c) for c in cards] + [s for c in cards for s in prose(c.text)]
-    )  # once, in large batches
+    memo.embed([passage_text(c) for c in cards], role="passage")  # once, in large batches
+    memo.embed([s for c in cards for s in embedded(c.text)], role="passage")
+    memo.embed([row["question"] for row, _ in sample_questions(rows, per_article)], role="query")
     memo.save()
     elapsed = time.perf_counter() - started
     print(f"embedded {len(memo.seen)} paragraphs and sentences in {elapsed:.0f} s", flush=True)
@@ -142,7 +149,8 @@ def asked(
         for row, asked_in in sample_questions(rows, per_article):
             where = SearchFilter(collections=[collection_of(asked_in)])
             hits = index.search(row["question"], where, k, quality=quality)
-            yield row, asked_in, gather(row["question"], [h.card for h in hits], memo)
+            passages, scores = [h.card for h in hits], [h.score for h in hits]
+            yield row, asked_in, gather(row["question"], passages, memo, scores)
 
 
 def question_record(
@@ -231,6 +239,16 @@ def auroc(scores: npt.NDArray[np.float64], labels: npt.NDArray[np.float64]) -> f
     return float((ranks[positives].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
+def coverage_lines(x: npt.NDArray[np.float64]) -> None:
+    """Least-squares lines of the best sentence's and best passage's keyword coverage on the
+    best sentence's similarity (``answerability.SENTENCE_COVERAGE``, ``PASSAGE_COVERAGE``)."""
+    found = x[:, 0] > 0
+    design = np.stack([np.ones(found.sum()), x[found, 0]], axis=1)
+    for name, column in (("SENTENCE_COVERAGE", 1), ("PASSAGE_COVERAGE", 2)):
+        (intercept, slope), *_ = np.linalg.lstsq(design, x[found, column], rcond=None)
+        print(f"{name} = ({intercept:.3f}, {slope:.3f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -300,6 +318,7 @@ def main() -> None:
     print("fitted on all articles (groundwork.answer.answerability):")
     print(f"COEFFICIENTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(f"THRESHOLD = {cut:.3f}")
+    coverage_lines(x)
 
 
 if __name__ == "__main__":

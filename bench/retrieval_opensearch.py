@@ -2,7 +2,8 @@
 
 The Baltimore Catechism as in ``bench/retrieval_quality.py``: its 1,398 answers are the
 passages, its questions the queries, each question's own answer the gold. Both indexes get the
-same MiniLM vectors (each text is embedded once and remembered), so the latency columns are the
+same vectors of the configured embedder (each text is embedded once and remembered: the
+sentences' too, which both indexes store), so the latency columns are the
 index's own work plus the client's; a real ``precise`` query adds one question embedding to
 either (printed on its own line).
 
@@ -25,11 +26,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
+from bench.fit_answerability import Memo
 from groundwork.domain.cards import Card
-from groundwork.embeddings.base import Embedder
-from groundwork.embeddings.minilm import MiniLMEmbedder
+from groundwork.embeddings.factory import get_embedder
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
 from groundwork.retrieval.opensearch import OpenSearchIndex, connect
@@ -39,21 +39,6 @@ CATECHISM = (
     / "shared/data/corpora/baltimore-catechism/catechism.qa.jsonl"
 )
 QUALITIES: tuple[Quality, ...] = ("fast", "precise")
-
-
-class RememberingEmbedder(Embedder):
-    """Embeds each text once, so both indexes see the same vectors and no query pays twice."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.dimension = inner.dimension
-        self.memory: dict[str, npt.NDArray[np.float32]] = {}
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        missing = [text for text in dict.fromkeys(texts) if text not in self.memory]
-        if missing:
-            self.memory.update(zip(missing, self.inner.embed(missing), strict=True))
-        return np.stack([self.memory[text] for text in texts])
 
 
 def ndcg_at_10(ranked: Sequence[str], gold: str) -> float:
@@ -93,10 +78,10 @@ def main() -> None:
         for r in rows
     ]  # fmt: skip
     queries = [(r["question"], f"q{r['q']}") for r in rows][: args.queries]
-    embedder = RememberingEmbedder(MiniLMEmbedder())
-    embedder.embed([passage_text(card) for card in cards])  # once, for both indexes
+    embedder = Memo(get_embedder(), None)
+    embedder.embed([passage_text(card) for card in cards], role="passage")  # once, for both
     started = time.perf_counter()
-    embedder.embed([q for q, _ in queries])
+    embedder.embed([q for q, _ in queries], role="query")
     per_query = (time.perf_counter() - started) * 1000 / len(queries)
 
     client = connect(url, region=None, service=None)

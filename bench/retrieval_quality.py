@@ -22,7 +22,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from groundwork.domain.cards import Card
-from groundwork.embeddings.minilm import MiniLMEmbedder
+from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.factory import bare_embedder
+from groundwork.embeddings.memory import RememberingEmbedder
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import PRECISE_POOL, EmbeddedIndex, fuse
 
@@ -54,12 +56,12 @@ def rankers(index: EmbeddedIndex) -> dict[str, Callable[[str, SearchFilter], lis
         return ids(index.keyword_ranking(q, where, 10))
 
     def vector(q: str, where: SearchFilter) -> list[str]:
-        return ids(index.vector_ranking(embed([q])[0], where, 10))
+        return ids(index.vector_ranking(embed([q], role="query")[0], where, 10))
 
     def hybrid(q: str, where: SearchFilter) -> list[str]:
         sides = [
             index.keyword_ranking(q, where, PRECISE_POOL),
-            index.vector_ranking(embed([q])[0], where, PRECISE_POOL),
+            index.vector_ranking(embed([q], role="query")[0], where, PRECISE_POOL),
         ]
         return ids(fuse(*sides)[:10])
 
@@ -91,7 +93,7 @@ def evaluate(name: str, index: EmbeddedIndex, queries: list[Query]) -> None:
               f"{totals[2] / n:.3f} | {totals[3] / n:.3f} | {ms:8.1f} |")  # fmt: skip
 
 
-def catechism(embedder: MiniLMEmbedder, root: Path) -> None:
+def catechism(embedder: Embedder, root: Path) -> None:
     rows = [json.loads(line) for line in CATECHISM.read_text().splitlines() if line.strip()]
     index = EmbeddedIndex(root / "catechism.sqlite3", embedder)
     index.upsert([
@@ -104,7 +106,7 @@ def catechism(embedder: MiniLMEmbedder, root: Path) -> None:
     evaluate("Baltimore Catechism", index, [(r["question"], where, {f"q{r['q']}"}) for r in rows])
 
 
-def wice(embedder: MiniLMEmbedder, root: Path, limit: int | None) -> None:
+def wice(embedder: Embedder, root: Path, limit: int | None) -> None:
     rows = [json.loads(line) for line in WICE.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if any(r["supporting_sentences"])][:limit]
     index = EmbeddedIndex(root / "wice.sqlite3", embedder)
@@ -126,8 +128,9 @@ def main() -> None:
     parser.add_argument("--wice-claims", type=int, default=None, help="at most this many claims")
     parser.add_argument("--sets", nargs="*", choices=["catechism", "wice"],
                         default=["catechism", "wice"])  # fmt: skip
+    parser.add_argument("--embeddings", choices=["e5", "minilm"], default="e5")
     args = parser.parse_args()
-    embedder = MiniLMEmbedder()
+    embedder = RememberingEmbedder(bare_embedder(args.embeddings))
     with tempfile.TemporaryDirectory() as tmp:
         if "catechism" in args.sets:
             catechism(embedder, Path(tmp))

@@ -1,5 +1,6 @@
 """The groundwork command: ingest with a summary, ask with citations."""
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -108,3 +109,29 @@ def test_given_a_reader_that_stops_early_when_printing_then_no_traceback(tmp_pat
     assert done.stdout == "Long\n"
     assert "Traceback" not in done.stderr
     assert "BrokenPipeError" not in done.stderr
+
+
+def test_given_an_index_built_by_another_embedder_when_asked_then_refused_until_reindexed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_docs(tmp_path / "docs")
+    monkeypatch.setenv("GROUNDWORK_EMBEDDINGS", "minilm")
+    get_settings.cache_clear()
+    main(["ingest", str(tmp_path / "docs"), "--collection", "harbour"])
+    monkeypatch.setenv("GROUNDWORK_EMBEDDINGS", "e5")
+    get_settings.cache_clear()
+    capsys.readouterr()
+
+    refused = main(["ask", "When do spring tides happen?", "--collection", "harbour"])
+    said = capsys.readouterr().err
+    reindexed = main(["reindex"])
+    done = capsys.readouterr().out
+    answered = main(["ask", "When do spring tides happen?", "--collection", "harbour"])
+
+    assert refused == 2
+    assert "built with all-MiniLM-L6-v2" in said
+    assert "`groundwork reindex`" in said
+    assert reindexed == 0
+    assert re.search(r"\d+ passages re-embedded with multilingual-e5-small \(384", done)
+    assert answered == 0
+    assert "Spring tides happen twice a month" in capsys.readouterr().out

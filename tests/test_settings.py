@@ -33,7 +33,7 @@ def test_given_no_environment_when_settings_load_then_embedded_defaults_apply(
     assert (settings.storage, settings.retrieval, settings.embeddings, settings.generation) == (
         "sqlite",
         "embedded",
-        "minilm",
+        "e5",
         "extractive",
     )
 

@@ -127,3 +127,67 @@ def test_given_a_grant_that_cannot_be_made_then_the_message_names_what_is_missin
     assert "user nobody" in no_user[2]
     assert "collection nowhere" in no_collection[2]
     assert "nothing is ingested" in no_collection[2]
+
+
+def test_given_grants_with_tags_and_sources_when_listed_and_revoked_then_each_applies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from groundwork.storage.base import SourceRecord
+    from groundwork.storage.factory import get_storage
+
+    get_retriever(get_settings()).upsert(cards())
+    for year in ("2023", "2024"):
+        get_storage(get_settings()).put_source(
+            SourceRecord(id=f"report-{year}", collection="reports", title=None,
+                         location=f"{year}.md", content_hash=year, cards=1)
+        )  # fmt: skip
+    admin(capsys, "create-user", "dora")
+
+    tags = admin(capsys, "grant", "dora", "catechism", "--tags", "sacraments")
+    sources = admin(capsys, "grant", "dora", "reports", "--sources", "report-2023", "report-2024")
+    listed = admin(capsys, "grants", "dora")
+    _, key, _ = admin(capsys, "create-key", "dora")
+    with TestClient(create_app(get_settings())) as client:
+        tagged = client.post("/v1/chat", json=ask("How many sacraments are there?"),
+                             headers=bearer(key)).json()  # fmt: skip
+        untagged = client.post("/v1/chat", json=ask("Who made us?"), headers=bearer(key)).json()
+    revoked = admin(capsys, "revoke", "dora", "reports")
+    again = admin(capsys, "revoke", "dora", "reports")
+    after = admin(capsys, "grants", "dora")
+
+    assert tags == (0, "dora may see catechism (tags sacraments)", "")
+    assert sources == (0, "dora may see reports (sources report-2023, report-2024)", "")
+    assert listed == (
+        0, "catechism (tags sacraments)\nreports (sources report-2023, report-2024)", ""
+    )  # fmt: skip
+    assert [c["cited_text"][:9] for c in tagged["citations"]] == ["There are"]
+    assert untagged["citations"] == []  # "God made us." has no tag of the grant
+    assert revoked == (0, "dora may no longer see reports", "")
+    assert again[0] == 1
+    assert "not found: grant of reports to dora" in again[2]
+    assert after == (0, "catechism (tags sacraments)", "")
+
+
+def test_given_a_grant_of_sources_not_in_the_collection_then_exit_1_and_nothing_changes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from groundwork.storage.base import SourceRecord
+    from groundwork.storage.factory import get_storage
+
+    get_retriever(get_settings()).upsert(cards())
+    get_storage(get_settings()).put_source(
+        SourceRecord(id="baltimore", collection="catechism", title=None, location="c.md",
+                     content_hash="x", cards=4)
+    )  # fmt: skip
+    admin(capsys, "create-user", "gus")
+    admin(capsys, "grant", "gus", "catechism")
+
+    missing = admin(capsys, "grant", "gus", "catechism", "--sources", "nope")
+    elsewhere = admin(capsys, "grant", "gus", "reports", "--sources", "baltimore")
+    nobody = admin(capsys, "grants", "nobody")
+
+    assert missing == (1, "", "groundwork admin: not found: source nope in catechism")
+    assert elsewhere == (1, "", "groundwork admin: not found: source baltimore in reports")
+    assert admin(capsys, "grants", "gus") == (0, "catechism", "")
+    assert get_stores(get_settings()).accounts.get_collection("reports") is None
+    assert nobody[0] == 1

@@ -277,12 +277,18 @@ def test_given_an_edit_into_a_short_question_then_the_new_question_alone_is_answ
     assert [c["cited_text_heading"] for c in edited["citations"]] == ["What is Baptism?"]
 
 
-def test_given_an_answer_when_done_then_it_carries_its_answerability(
+def test_given_an_answer_when_done_then_it_carries_its_answerability_and_confidence(
     client: TestClient, world: World
 ) -> None:
     answered = post(client, world, ask("How many sacraments are there?")).json()
     refused = post(client, world, ask("What is the capital of Peru?")).json()
+    cached = post(client, world, ask("How many sacraments are there?")).json()
 
     assert answered["answerability"] > refused["answerability"]
+    assert answered["confidence"] > refused["confidence"]
     assert refused["citations"] == []
     assert 0.0 <= refused["answerability"] <= 1.0
+    assert answered["refusal_reason"] is None
+    assert refused["refusal_reason"] in ("no_relevant_passage", "passages_do_not_answer")
+    assert cached["cached"]
+    assert (cached["confidence"], cached["refusal_reason"]) == (answered["confidence"], None)

@@ -130,6 +130,12 @@ def test_given_a_model_answer_that_ignores_the_question_then_answerability_flags
 
     assert answers(good.answerability)
     assert not answers(bad.answerability)
+    assert good.refusal_reason is None
+    # No passage backs the weather in Lima: the verifier removes its marker, and the answer
+    # says it was not grounded rather than that the documents do not answer.
+    assert bad.citations == []
+    assert bad.refusal_reason == "answer_not_grounded"
+    assert bad.confidence < good.confidence
 
 
 def test_given_a_question_about_a_document_then_its_cards_metadata_answer_it(

@@ -1,4 +1,4 @@
-"""Answerability of a question in a language the embedder was not trained on."""
+"""Answerability of questions in German, over German passages."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ GERMAN = [
 def test_given_a_german_question_its_german_passage_answers_then_it_is_answerable() -> None:
     evidence = gather("Wie viele Sakramente gibt es?", GERMAN, get_embedder())
 
-    assert evidence.beyond_embedder
+    assert not evidence.english
+    assert not evidence.cross_lingual
     assert answers(probability(evidence))
 
 

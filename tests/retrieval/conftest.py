@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from groundwork.domain.cards import Card
-from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.base import Embedder, EmbeddingModel, Role
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.text.terms import terms
 
@@ -21,12 +21,12 @@ from groundwork.text.terms import terms
 class HashingEmbedder(Embedder):
     """Each content word is a fixed random direction; a text is their normalised sum."""
 
-    dimension = 64
+    model = EmbeddingModel("word-hashing", 64)
 
     def __init__(self) -> None:
         self.calls = 0
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
         self.calls += 1
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):

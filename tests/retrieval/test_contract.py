@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from groundwork.retrieval.base import Quality, Retriever, SearchFilter
+from groundwork.embeddings.base import Embedder, EmbeddingModel, Role
+from groundwork.retrieval.base import (
+    IndexEmbedderMismatch,
+    Quality,
+    Restriction,
+    Retriever,
+    SearchFilter,
+)
 from groundwork.retrieval.embedded import EmbeddedIndex
 from tests.retrieval.conftest import HashingEmbedder, card
 
@@ -25,11 +32,21 @@ QUALITIES: list[Quality] = ["fast", "precise"]
 ALL = SearchFilter()
 
 
-class SynonymEmbedder(HashingEmbedder):
-    """Sees "automobile" as "car": a paraphrase only the vector side can match."""
+#: What the embedder reads as the same word: a paraphrase, and German, read as a multilingual
+#: model reads it, which only the vector side can match.
+SYNONYMS = {"automobile": "car", "sieben": "seven", "sakramente": "sacraments"}
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return super().embed([text.replace("automobile", "car") for text in texts])
+
+class SynonymEmbedder(HashingEmbedder):
+    """Sees "automobile" as "car" and "sieben" as "seven"."""
+
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+        read = []
+        for text in texts:
+            for word, meaning in SYNONYMS.items():
+                text = text.replace(word, meaning)
+            read.append(text)
+        return super().embed(read, role=role)
 
 
 @pytest.fixture
@@ -38,11 +55,12 @@ def embedder() -> HashingEmbedder:
 
 
 @pytest.fixture(params=["embedded", "opensearch"])
-def retriever(
-    request: pytest.FixtureRequest, tmp_path: Path, embedder: HashingEmbedder
-) -> Iterator[Retriever]:
+def backend(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[Embedder], Retriever]]:
+    """Opens the test's index (the same one each time) with a given embedder."""
     if request.param == "embedded":
-        yield EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
+        yield lambda embedder: EmbeddedIndex(tmp_path / "index.sqlite3", embedder)
         return
     from groundwork.retrieval.opensearch import OpenSearchIndex
 
@@ -50,23 +68,32 @@ def retriever(
     name = f"groundwork-test-{uuid.uuid4().hex[:12]}"
     engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "faiss")
     auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
-    index = OpenSearchIndex(
-        client,
-        embedder,
-        index=name,
-        pipeline=name,
-        serverless=auth == "aoss",
-        engine=engine,  # type: ignore[arg-type]
-        replicas=0,  # one node: a replica could never be placed
-        refresh=auth != "aoss",
-    )
+
+    def open_index(embedder: Embedder) -> Retriever:
+        return OpenSearchIndex(
+            client,
+            embedder,
+            index=name,
+            pipeline=name,
+            serverless=auth == "aoss",
+            engine=engine,  # type: ignore[arg-type]
+            replicas=0,  # one node: a replica could never be placed
+            refresh=auth != "aoss",
+            reindex_dir=tmp_path / "reindex",
+        )
+
     try:
-        yield index
+        yield open_index
     finally:
         client.indices.delete(index=name, params={"ignore_unavailable": "true"})
         client.transport.perform_request(
             "DELETE", f"/_search/pipeline/{name}", params={"ignore": 404}
         )
+
+
+@pytest.fixture
+def retriever(backend: Callable[[Embedder], Retriever], embedder: HashingEmbedder) -> Retriever:
+    return backend(embedder)
 
 
 def ids(
@@ -243,7 +270,7 @@ def test_given_cards_in_two_languages_when_filtered_to_one_then_only_its_cards_c
 
 
 @pytest.mark.parametrize("quality", QUALITIES)
-def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope_answers(
+def test_given_a_language_sharing_no_word_with_the_question_when_preferred_then_found_by_meaning(
     retriever: Retriever, quality: Quality
 ) -> None:
     from groundwork.answer.language import search_in_language
@@ -251,10 +278,90 @@ def test_given_a_language_no_card_shares_a_word_in_when_preferred_then_the_scope
     retriever.upsert(PARALLEL)
 
     german = search_in_language(retriever, "sieben", ALL, 5, quality=quality, language="de")
-    english = search_in_language(retriever, "seven", ALL, 5, quality=quality, language="de")
+    asked_in_english = search_in_language(
+        retriever, "seven", ALL, 5, quality=quality, language="de"
+    )
 
     assert [hit.card.id for hit in german] == ["de"]
-    assert english[0].card.id == "en"
+    assert [hit.card.id for hit in asked_in_english] == ["de"]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_a_language_no_card_is_in_when_preferred_then_the_scope_answers(
+    retriever: Retriever, quality: Quality
+) -> None:
+    from groundwork.answer.language import search_in_language
+
+    retriever.upsert(PARALLEL)
+
+    hits = search_in_language(retriever, "seven", ALL, 5, quality=quality, language="fr")
+
+    assert hits[0].card.id == "en"
+
+
+class NarrowEmbedder(SynonymEmbedder):
+    """Another model: the same words, another space (32 dimensions)."""
+
+    model = EmbeddingModel("narrow-hashing", 32)
+
+
+class FailingEmbedder(NarrowEmbedder):
+    """Stops, as a killed process would, at its ``fail_at``-th call."""
+
+    def __init__(self, fail_at: int) -> None:
+        super().__init__()
+        self.fail_at = fail_at
+
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+        if self.calls + 1 == self.fail_at:
+            raise KeyboardInterrupt("killed")
+        return super().embed(texts, role=role)
+
+
+def test_given_an_index_built_by_one_model_when_another_searches_or_writes_then_it_is_refused(
+    backend: Callable[[Embedder], Retriever], embedder: HashingEmbedder
+) -> None:
+    backend(embedder).upsert(FILLED)
+    other = backend(NarrowEmbedder())
+
+    for quality in QUALITIES:
+        with pytest.raises(IndexEmbedderMismatch) as refused:
+            other.search("tax", ALL, 5, quality=quality)
+    with pytest.raises(IndexEmbedderMismatch):
+        other.upsert([card("new", "a new tax")])
+
+    assert refused.value.code == "index.embedder_mismatch"
+    assert refused.value.built_by == embedder.model
+    assert ids(backend(embedder), "tax on imports", ALL, 2, "precise")[0] in {"tagged", "other"}
+
+
+def test_given_a_reindex_killed_midway_when_run_again_then_it_ends_with_every_card_re_embedded(
+    backend: Callable[[Embedder], Retriever],
+    embedder: HashingEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from groundwork.retrieval import embedded, opensearch
+
+    monkeypatch.setattr(embedded, "EMBED_BATCH", 4)
+    monkeypatch.setattr(opensearch, "REINDEX_BATCH", 4)
+    backend(embedder).upsert([*FILLED, card("car", "the automobile was repaired")])
+    failing = FailingEmbedder(fail_at=5)  # two calls per batch: a passage's, its sentences'
+
+    with pytest.raises(KeyboardInterrupt):
+        backend(failing).reindex()
+    resumed = NarrowEmbedder()
+    seen: list[tuple[int, int]] = []
+    total = backend(resumed).reindex(progress=lambda done, all_: seen.append((done, all_)))
+
+    assert total == len(FILLED) + 1
+    assert seen[-1] == (total, total)
+    batches = -(-total // 4)
+    assert resumed.calls == 2 * (batches - 2)  # the two batches the first run embedded stayed
+    after = backend(NarrowEmbedder())
+    assert ids(after, "car repair", ALL, 1, "precise") == ["car"]
+    assert after.count() == total
+    with pytest.raises(IndexEmbedderMismatch):
+        backend(embedder).search("car", ALL, 1, quality="fast")
 
 
 def test_given_cards_with_and_without_locations_when_read_then_they_round_trip_and_are_counted(
@@ -319,3 +426,93 @@ def _wipe(request: pytest.FixtureRequest, retriever: Retriever, tmp_path: Path) 
         return
     client = request.getfixturevalue("opensearch_client")
     client.indices.delete(index=retriever._index)  # type: ignore[attr-defined]
+
+
+# Visibility: a user granted part of a collection (docs/access.md). The restriction is part of
+# the query on both sides of the search, so hidden cards are neither returned nor counted.
+HANDBOOK = [
+    *(card(f"board{i}", "merger merger merger of the cooperative", collection="handbook",
+           source_id="minutes", tags=["board"]) for i in range(8)),
+    card("public", "the merger of the cooperative was announced", collection="handbook",
+         source_id="news", tags=["public"]),
+    card("mixed", "merger notes for the cooperative", collection="handbook",
+         source_id="notes", tags=["board", "public"]),
+    card("eng", "the merger moves the cooperative servers", collection="handbook",
+         source_id="runbook", tags=["engineering"]),
+    card("wiki", "a merger joins two cooperatives", collection="wiki", source_id="w1"),
+]  # fmt: skip
+PUBLIC = Restriction(tags=["public"])
+PUBLIC_OR_RUNBOOK = Restriction(tags=["public"], source_ids=["runbook"])
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        (SearchFilter(collections=["handbook"], restricted={"handbook": PUBLIC}),
+         {"public", "mixed"}),
+        (SearchFilter(collections=["handbook", "wiki"], restricted={"handbook": PUBLIC}),
+         {"public", "mixed", "wiki"}),
+        (SearchFilter(collections=["handbook"],
+                      restricted={"handbook": Restriction(source_ids=["runbook"])}), {"eng"}),
+        (SearchFilter(collections=["handbook"], restricted={"handbook": PUBLIC_OR_RUNBOOK}),
+         {"public", "mixed", "eng"}),
+        (SearchFilter(collections=["handbook"], tags=["board"], restricted={"handbook": PUBLIC}),
+         {"mixed"}),
+        (SearchFilter(collections=["handbook"], source_ids=["minutes"],
+                      restricted={"handbook": PUBLIC}), set()),
+        (SearchFilter(collections=["handbook"], card_ids=["board0", "public"],
+                      restricted={"handbook": PUBLIC}), {"public"}),
+    ],
+)  # fmt: skip
+def test_given_a_restricted_collection_when_searching_then_only_its_visible_cards_come_back(
+    retriever: Retriever, where: SearchFilter, expected: set[str], quality: Quality
+) -> None:
+    retriever.upsert(HANDBOOK)
+
+    assert set(ids(retriever, "merger cooperative", where, 30, quality)) == expected
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_better_hidden_matches_when_searching_restricted_then_k_visible_cards_come_back(
+    retriever: Retriever, quality: Quality
+) -> None:
+    visible = [card(f"p{i}", f"the cooperative number {i}", collection="handbook",
+                    source_id="news", tags=["public"]) for i in range(5)]  # fmt: skip
+    retriever.upsert([*HANDBOOK, *visible])
+    where = SearchFilter(collections=["handbook"], restricted={"handbook": PUBLIC})
+
+    found = ids(retriever, "merger merger cooperative", where, 6, quality)
+
+    # 8 board cards match better than any visible one: a post-filter would return 2 or none.
+    assert len(found) == 6
+    assert set(found) <= {"public", "mixed", *(c.id for c in visible)}
+
+
+def test_given_a_restricted_collection_when_counting_sources_then_hidden_cards_are_not_counted(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert(HANDBOOK)
+    handbook = SearchFilter(collections=["handbook"])
+
+    assert retriever.source_counts(handbook) == {"minutes": 8, "news": 1, "notes": 1, "runbook": 1}
+    assert retriever.source_counts(
+        handbook.model_copy(update={"restricted": {"handbook": PUBLIC}})
+    ) == {"news": 1, "notes": 1}
+    assert (
+        retriever.source_counts(
+            SearchFilter(collections=["handbook"], source_ids=["minutes"],
+                         restricted={"handbook": PUBLIC})
+        )
+        == {}
+    )  # fmt: skip
+    assert retriever.source_counts(SearchFilter(collections=["nowhere"])) == {}
+
+
+def test_given_a_restriction_of_a_collection_not_searched_then_the_filter_is_refused() -> None:
+    with pytest.raises(ValueError, match="not searched"):
+        SearchFilter(collections=["wiki"], restricted={"handbook": PUBLIC})
+    with pytest.raises(ValueError, match="not searched"):
+        SearchFilter(restricted={"handbook": PUBLIC})
+    with pytest.raises(ValueError, match="tags or sources"):
+        SearchFilter(collections=["handbook"], restricted={"handbook": Restriction()})

@@ -174,3 +174,42 @@ def test_given_a_swap_that_fails_midway_then_the_old_version_is_kept_whole(
 
     assert [h.card.text for h in index.search("senate", ALL, 5)] == ["the senate"]
     assert index.count() == 1
+
+
+def test_given_cards_written_then_each_hit_brings_its_sentences_vectors_as_stored(
+    index: EmbeddedIndex, embedder: HashingEmbedder
+) -> None:
+    from groundwork.retrieval.sentence_vectors import decode, key
+
+    text = "The senate meets in spring. It votes on every law. Who presides over it?"
+    index.upsert([card("a", text), card("b", "rivers flood in the spring")])
+
+    for quality in ("fast", "precise"):
+        hit = index.search("senate votes", ALL, 1, quality=quality)[0]
+        assert hit.sentence_vectors is not None
+        stored = decode(hit.sentence_vectors, embedder.dimension)
+        statements = ["The senate meets in spring.", "It votes on every law."]
+        assert set(stored) == {key(s) for s in statements}  # not the question it asks
+        expected = embedder.embed(statements, role="passage")
+        for sentence, vector in zip(statements, expected, strict=True):
+            assert float(stored[key(sentence)] @ vector) > 0.999
+
+
+def test_given_an_index_from_before_the_model_was_recorded_then_it_holds_minilms_vectors(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    from groundwork.embeddings.models import MINILM
+    from groundwork.retrieval.base import IndexEmbedderMismatch
+
+    path = tmp_path / "index.sqlite3"
+    EmbeddedIndex(path, embedder).upsert([card("a", "the senate")])
+    old = KeywordIndex(path)
+    old._db.execute("DROP TABLE index_meta")
+    old.close()
+
+    reopened = EmbeddedIndex(path, embedder)
+
+    assert reopened.built_by() == MINILM
+    with pytest.raises(IndexEmbedderMismatch):
+        reopened.search("senate", ALL, 1, quality="fast")
+    assert [hit.card.id for hit in KeywordIndex(path).search("senate", ALL, 1)] == ["a"]

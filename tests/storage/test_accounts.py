@@ -98,3 +98,55 @@ def test_given_a_missing_user_or_collection_when_granted_then_not_found_and_noth
         stores.accounts.grant(user, collection)
 
     assert stores.accounts.visible_collections(user) == []
+
+
+def test_given_grants_with_filters_when_listed_then_each_keeps_its_tags_and_sources(
+    stores: Stores,
+) -> None:
+    stores.accounts.create_user("u1", "Ada")
+    for name in ("handbook", "wiki", "finance"):
+        stores.accounts.create_collection(name)
+
+    stores.accounts.grant("u1", "wiki")
+    stores.accounts.grant("u1", "handbook", tags=["public", "engineering", "public"])
+    stores.accounts.grant("u1", "finance", source_ids=["report-2024"], tags=["summary"])
+
+    grants = {g.collection: (g.tags, g.source_ids, g.whole) for g in stores.accounts.grants("u1")}
+    assert [g.collection for g in stores.accounts.grants("u1")] == ["finance", "handbook", "wiki"]
+    assert grants == {
+        "finance": (["summary"], ["report-2024"], False),
+        "handbook": (["engineering", "public"], [], False),
+        "wiki": ([], [], True),
+    }
+    assert stores.accounts.visible_collections("u1") == ["finance", "handbook", "wiki"]
+    assert stores.accounts.can_see("u1", "handbook") is True
+
+
+def test_given_a_grant_when_granted_again_then_the_new_filter_replaces_the_old(
+    stores: Stores,
+) -> None:
+    stores.accounts.create_user("u1", "Ada")
+    stores.accounts.create_collection("handbook")
+    stores.accounts.grant("u1", "handbook", tags=["public"])
+
+    stores.accounts.grant("u1", "handbook", source_ids=["minutes"])
+    narrowed = stores.accounts.grants("u1")
+    stores.accounts.grant("u1", "handbook")
+    widened = stores.accounts.grants("u1")
+
+    assert [(g.tags, g.source_ids) for g in narrowed] == [([], ["minutes"])]
+    assert [(g.tags, g.source_ids, g.whole) for g in widened] == [([], [], True)]
+    assert stores.accounts.revoke("u1", "handbook") is True
+    assert stores.accounts.grants("u1") == []
+    assert stores.accounts.can_see("u1", "handbook") is False
+
+
+def test_given_a_filtered_grant_of_a_missing_collection_then_not_found_and_nothing_stored(
+    stores: Stores,
+) -> None:
+    stores.accounts.create_user("u1", "Ada")
+
+    with pytest.raises(NotFound):
+        stores.accounts.grant("u1", "nope", tags=["public"])
+
+    assert stores.accounts.grants("u1") == []

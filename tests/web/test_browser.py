@@ -50,7 +50,8 @@ def test_given_a_question_when_a_citation_is_opened_then_its_passage_shows(
     expect(marker).to_have_attribute("aria-expanded", "true")
     # Every cited sentence is checked against its passage and tinted by its support.
     expect(page.locator("#ask-result .sentence.tint-strong").first).to_be_visible()
-    expect(page.locator("#ask-result .meta")).to_contain_text(re.compile(r"Answerability 0\.\d\d"))
+    expect(page.locator("#ask-result .meta")).to_contain_text(re.compile(r"Confidence [01]\.\d\d"))
+    expect(page.locator("#ask-result .meta")).to_contain_text("Citations back the text")
     screenshot(page, "ask")
 
     page.keyboard.press("Escape")

@@ -2,7 +2,7 @@
 
 A logistic model over what the evidence of :func:`groundwork.answer.relevance.gather` says:
 
-1. the best candidate sentence's MiniLM similarity to the question;
+1. the best candidate sentence's similarity to the question (multilingual-e5-small);
 2. its keyword coverage (weighted share of the question's content words it has);
 3. the best passage's keyword coverage;
 4. the question negates (not, no, never, …n't) and the best sentence does not;
@@ -40,6 +40,12 @@ COEFFICIENTS = (-3.786, 6.273, 0.723, -0.594, -3.189, -1.116, -0.723, -0.689)
 #: questions score below it, and 9.8% of those of articles held out (the target is at most 10%).
 THRESHOLD = 0.257
 
+#: The keyword coverage of the best sentence and of the best passage that goes with a similarity
+#: (intercept, slope; least squares over the fitting questions), for questions whose words
+#: cannot be compared with the passage's (another language).
+SENTENCE_COVERAGE = (0.0, 1.0)
+PASSAGE_COVERAGE = (0.0, 1.0)
+
 _NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "neither", "without", "cannot"})
 _RANKING = frozenset(
     """least most highest lowest first last largest smallest biggest best worst fewest earliest
@@ -59,23 +65,21 @@ def features(evidence: Evidence) -> tuple[float, ...]:
     numbers = {w for w in asked if any(c.isdigit() for c in w)}
     if evidence.heading_words:  # "Article 1, Section 8" is said by the sentence's headings
         numbers -= evidence.heading_words[best.passage]
-    english = (
-        float(_negates(asked) and not _negates(said)),
-        float(bool((asked & _RANKING) - said)),
-        float(min(len(_names(evidence.question) - set().union(*evidence.passage_words)), 2)),
-    )
-    if evidence.beyond_embedder:
-        # The embedder reads English: in another language the cosine of a question and its
-        # answer runs low, so the sentence's share of the question's words stands in for it
-        # when that is higher (the model was fitted on English, where the two go together);
-        # the negations, superlatives and capitalised names above are English ones.
-        similarity = max(similarity, best.coverage)
-        english = (0.0, 0.0, 0.0)
-    negated, ranking, names = english
+    negated, ranking, names = 0.0, 0.0, 0.0
+    if evidence.english:  # the negations, superlatives and capitalised names are English ones
+        negated = float(_negates(asked) and not _negates(said))
+        ranking = float(bool((asked & _RANKING) - said))
+        names = float(min(len(_names(evidence.question) - set().union(*evidence.passage_words)), 2))
+    coverage, passage_coverage = best.coverage, evidence.passage_coverage
+    if evidence.cross_lingual:
+        # A question in one language shares few words with an answer in another: each share
+        # of words is at least what goes with the sentence's similarity in the fitting data.
+        coverage = max(coverage, _expected_coverage(similarity, SENTENCE_COVERAGE))
+        passage_coverage = max(passage_coverage, _expected_coverage(similarity, PASSAGE_COVERAGE))
     return (
         similarity,
-        best.coverage,
-        evidence.passage_coverage,
+        coverage,
+        passage_coverage,
         negated,
         float(bool(numbers - said)),
         ranking,
@@ -103,6 +107,11 @@ def answerability(question: str, passages: Sequence[Card]) -> float:
 
 def answers(score: float) -> bool:
     return score >= THRESHOLD
+
+
+def _expected_coverage(similarity: float, line: tuple[float, float]) -> float:
+    intercept, slope = line
+    return min(max(intercept + slope * similarity, 0.0), 1.0)
 
 
 def _negates(said: set[str]) -> bool:

@@ -1,14 +1,13 @@
 """The answer's language: which passages are searched for it, and which it is written in.
 
-Retrieval prefers the requested language with a filter, not a boost: when the scope holds
-cards in that language that share a word with the question (one BM25 query, ``fast``, says
-so), only cards in that language are searched, so a German question over the same content
-in German and English is answered from, and cites, the German cards. Otherwise the whole
-scope is searched and the answer says which language it is in. The shared word matters for
-a question asked in one language for an answer in another ("How do I run the tests?" with
-``language: de``): nearest neighbours in German would always be found, but the extractive
-composer, which matches the question's words, could quote none of them; the English
-passages answer it, and the answer is labelled English.
+Retrieval prefers the requested language with a filter, not a boost: the search is first
+restricted to cards in that language, so a German question over the same content in German
+and English is answered from, and cites, the German cards. The embedder reads every language
+into one space, so a question finds passages in the asked language by meaning, not by shared
+words: "How do I run the tests?" with ``language: de`` finds the German passage on running the
+tests. When the scope holds no card in that language the whole scope is searched, and the
+answer says which language it is in; when the cards in that language do not answer the
+question (the answerability check, in ``answer.service``), the whole scope is searched again.
 
 That language is the text's own, detected as questions are; when the text is too short to
 tell (``God made us. [1]``), it is the language every cited passage shares.
@@ -41,13 +40,16 @@ def search_in_language(
     quality: Quality,
     language: str | None,
 ) -> list[Hit]:
-    """The ``k`` best cards in ``language`` when some match the question's words, else the
-    ``k`` best of all."""
+    """The ``k`` best cards in ``language`` when the scope holds any, else the ``k`` best of
+    all. ``fast`` searches the question's words: when no card in ``language`` shares one, the
+    cards in that language are searched by meaning too (``precise``)."""
     if language:
         narrowed = where.model_copy(update={"language": language})
-        probe = retriever.search(query, narrowed, k if quality == "fast" else 1, quality="fast")
-        if probe:
-            return probe if quality == "fast" else retriever.search(query, narrowed, k)
+        hits = retriever.search(query, narrowed, k, quality=quality)
+        if not hits and quality == "fast":
+            hits = retriever.search(query, narrowed, k, quality="precise")
+        if hits:
+            return hits
     return retriever.search(query, where, k, quality=quality)
 
 

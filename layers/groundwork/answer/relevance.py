@@ -1,13 +1,26 @@
-"""Which sentences of the retrieved passages answer the question: meaning, keywords and rank.
+"""Which unit of the retrieved passages answers the question: the passage first, then the unit.
 
-Every prose sentence of the passages is a candidate, except one that asks something (a
-question in the text is not its answer) and one that only restates the question (it has no
-content word the question lacks). Each candidate is scored by its cosine similarity with the
-question under the MiniLM embedder (trained on question–answer pairs among others), plus the
-inverse-document-frequency weighted share of the question's content words it contains, less
-a little for each rank its passage sits below the first, less :data:`TYPE_PENALTY` when the
-question asks for a date, a number or a name and the sentence has none
-(:mod:`groundwork.answer.answer_type`).
+A passage is read as units (:mod:`groundwork.answer.units`): sentences, list items, table
+rows, code blocks. A unit that asks something (a question in the text is not its answer) or
+only restates the question (no content word the question lacks) is never a candidate, nor is
+code unless the question asks how to write something (:func:`how_to`), and then only with the
+sentence that introduces it.
+
+1. **The passage.** Each retrieved passage is scored without any embedding
+   (:data:`PASSAGE_FEATURES`, :data:`PASSAGE_WEIGHTS`): its rank and retrieval score, how much
+   of the question its text and its headings cover, its best unit's coverage, whether it holds
+   code for a how-to question, whether its section is one the document rejects.
+2. **The unit.** Only the units of the best passages (at most :data:`MAX_EMBEDDED`, the best
+   passage's first) are embedded with the question; each candidate is scored by a linear model
+   over :data:`UNIT_FEATURES` (:data:`UNIT_WEIGHTS`): its similarity and keyword coverage, how
+   much of it restates the question, its neighbours' coverage and similarity (the sentence after
+   one that only introduces the topic answers), its place, whether it has the kind of answer the
+   question asks for (:mod:`groundwork.answer.answer_type`), code for a how-to question, list
+   item or table row, a rejected section, and its passage's score.
+
+Both weight vectors are conditional-logit models fitted on the real-question benchmark with
+each corpus held out in turn (``python -m bench.fit_reading`` prints the held-out figures and
+the coefficients shipped here).
 """
 
 from __future__ import annotations
@@ -20,62 +33,120 @@ from typing import TYPE_CHECKING
 
 from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.metadata import metadata_answer
+from groundwork.answer.units import Unit, units
 from groundwork.chat.language import detect_language
-from groundwork.text.sentences import split_sentences
+from groundwork.retrieval.sentence_vectors import key
 from groundwork.text.terms import plain_apostrophes, terms, words
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+
+    import numpy as np
+    import numpy.typing as npt
 
     from groundwork.domain.cards import Card
     from groundwork.embeddings.base import Embedder
 
-#: The language the embedder (all-MiniLM-L6-v2) was trained on.
-EMBEDDER_LANGUAGE = "en"
-#: Weight of the keyword coverage beside the cosine similarity (both 0–1).
-KEYWORD_WEIGHT = 0.8
-#: What each rank below the first costs a passage's sentences.
-RANK_PENALTY = 0.05
-#: What a sentence without the kind of answer the question asks for (a date, a number, a name)
-#: costs: chosen on SQuAD 2.0 dev with every article held out in turn (0.3 each time).
-TYPE_PENALTY = 0.3
-#: Sentences embedded per question, those that score best on the question's words and their
-#: passage's rank first: the embedding is most of the cost of an answer's first token. On
-#: SQuAD 2.0 dev (paragraphs of about six sentences) 16 choose as well as 24 did, and embed a
-#: third fewer sentences.
-MAX_CANDIDATES = 16
+#: Units read per question: the best passage's, then the next passages' whole, while they fit.
+#: Their vectors are stored with their cards; a unit without one is embedded then.
+MAX_EMBEDDED = 24
+
+PASSAGE_FEATURES = (
+    "rank",  # 0 for the first passage retrieval gives
+    "score",  # its retrieval score over the first passage's
+    "coverage",  # weighted share of the question's content words in its text and headings
+    "heading",  # … in its title and headings alone
+    "best unit",  # its best candidate unit's coverage
+    "code for how-to",  # a how-to question and a code block with its introduction
+    "rejected",  # its section is rejected, deferred, an alternative or an open issue
+)
+PASSAGE_WEIGHTS = (-0.167, 5.340, -1.530, 3.207, 2.713, 1.583, -0.021)
+
+UNIT_FEATURES = (
+    "similarity",  # cosine with the question
+    "coverage",  # weighted share of the question's content words it has
+    "restates",  # share of its content words that are the question's
+    "new words",  # log(1 + its content words that the question lacks)
+    "previous coverage",  # the unit before it in its passage
+    "previous similarity",
+    "next coverage",
+    "first",  # the first unit of its passage
+    "position",  # log(1 + its place in the passage)
+    "lacks the kind",  # the question asks for a date, number or name and it has none
+    "code for how-to",
+    "inline code for how-to",  # a how-to question and a sentence with `code` in it
+    "list item",
+    "table row",
+    "introduces",  # it ends in a colon
+    "rejected",
+    "words",  # log(1 + its words)
+    "passage rank",
+    "negates for yes/no",  # a yes/no question and a unit that negates (not, never, …n't)
+    "modal for yes/no",  # a yes/no question and a unit that permits or obliges (may, must…)
+    "after a question",  # the unit before it asks something (a question and its answer)
+    "top coverage",  # no candidate of its passage covers more of the question
+    "passage score",  # its passage's score by PASSAGE_WEIGHTS
+    "top similarity",  # no embedded candidate of its passage is closer to the question
+)
+UNIT_WEIGHTS = (
+    6.152, 1.983, 0.421, -0.026, -0.235, 0.489, -0.329, 0.072, 0.289, -1.127, 2.998, 1.187,
+    0.035, -0.922, -1.375, -0.004, 0.162, 0.196, 1.700, 0.105, -0.455, 0.238, 0.952, 0.102,
+)  # fmt: skip
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.
 _ASKING = frozenset({"many", "much"})
-
-_FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.DOTALL | re.MULTILINE)
-# A question that asks how to write or run something, which a passage's code may answer.
 _HOW_TO = re.compile(
-    r"^\W*(?:how\s+(?:do|can|should|would|to)\b|how\s+is\s+\w+\s+(?:written|run|called)"
-    r"|what(?:'s|\s+is|\s+are)\s+the\s+(?:command|syntax|code)"
-    r"|(?:show|give)\s+(?:me\s+)?(?:an?\s+)?(?:example|the\s+code))",
+    r"\bhow (?:do|can|could|should|would|will|does) (?:i|you|we|one|my)\b|\bhow to\b"
+    r"|\bwhat(?:'s| is| are) the (?:syntax|code|command|way to)\b"
+    r"|\b(?:which|what) (?:option|argument|parameter|flag|keyword|setting|method|function|"
+    r"class|attribute|property|exception|command|variable)s?\b"
+    r"|\b(?:show me|an example|example of|write)\b"
+    r"|^\s*(?:come|como|cómo|wie|comment)\b",
     re.IGNORECASE,
 )
+# A question answered by yes or no opens with an auxiliary verb ("Can I…", "Does it…").
+_YES_NO = re.compile(
+    r"^\W*(?:\w+[,:]\s+)?(?:am|is|are|was|were|do|does|did|can|could|may|might|must|shall|should"
+    r"|will|would|has|have|had)\b",
+    re.IGNORECASE,
+)
+_NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "neither", "cannot", "nothing"})
+_MODALS = frozenset(
+    """may must shall can cannot might required require requires allowed permitted prohibited
+    forbidden only""".split()
+)
+_REJECTED = re.compile(
+    r"\b(?:rejected|deferred|postponed|abandoned|withdrawn|discarded|alternatives?|"
+    r"open (?:issues?|questions?)|not (?:adopted|implemented|accepted))\b",
+    re.IGNORECASE,
+)
+
+
+def how_to(question: str) -> bool:
+    """The question asks how to write something: its answer may be code."""
+    return _HOW_TO.search(question) is not None
+
+
+def rejected(card: Card) -> str | None:
+    """The heading that marks the card's section as rejected, deferred, an alternative or an
+    open issue, if one does."""
+    return next((h for h in reversed(card.heading_path) if _REJECTED.search(h)), None)
 
 
 @dataclass(frozen=True)
 class Candidate:
     passage: int  # zero-based rank of the passage in the request
-    position: int  # sentence number inside the passage
-    text: str
-    similarity: float  # cosine with the question
+    position: int  # unit number inside the passage
+    text: str  # the unit as quoted (a code block with its line breaks)
+    similarity: float  # cosine with the question (a code block's: its introduction's)
     coverage: float  # weighted share of the question's content words it contains
     new_terms: frozenset[str]  # its content words that the question lacks
     fits: bool = True  # it has the kind of answer the question asks for, if any
-
-    @property
-    def score(self) -> float:
-        return (
-            self.similarity
-            + KEYWORD_WEIGHT * self.coverage
-            - RANK_PENALTY * self.passage
-            - TYPE_PENALTY * (not self.fits)
-        )
+    score: float = 0.0  # by UNIT_WEIGHTS
+    #: A code block's introducing sentence, quoted before it.
+    intro: str | None = None
+    #: The heading that marks its section as rejected, deferred, an alternative or open.
+    rejected: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,9 +158,12 @@ class Evidence:
     #: A question about a document (its author, year, title) answered from a card's metadata:
     #: the passage's index and the sentence (see :mod:`groundwork.answer.metadata`).
     card_answer: tuple[int, str] | None = None
-    #: The question, or the passage of the best sentence, is in another language than the
-    #: embedder's (English), whose similarities then run low.
-    beyond_embedder: bool = False
+    #: The question and the passage of the best unit are in English (or of no language
+    #: known): the signals read from English words (negations, superlatives, names) apply.
+    english: bool = True
+    #: The question and that passage are in two different known languages: their words can
+    #: hardly be compared, their meaning can.
+    cross_lingual: bool = False
     question: str = ""
     #: Each passage's words with its title's and headings', lower-cased, for the answerability
     #: check's absent names and numbers.
@@ -102,62 +176,235 @@ class Evidence:
         return self.candidates[0] if self.candidates else None
 
 
-def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evidence:
-    """Score the passages' sentences against ``question`` (embedded once with them)."""
+@dataclass(frozen=True)
+class Placed:
+    """A unit of a passage, with what its words say about the question."""
+
+    passage: int
+    position: int
+    unit: Unit
+    found: frozenset[str]  # its content words (a code block's: with its introduction's)
+    coverage: float
+    candidate: bool
+    fits: bool
+
+
+@dataclass
+class Reading:
+    """The passages read against the question before anything is embedded."""
+
+    question: str
+    placed: list[Placed]
+    #: Per passage: its units' indices into ``placed``.
+    by_passage: list[list[int]]
+    passage_features: list[tuple[float, ...]]
+    unit_lexical: list[tuple[float, ...]]  # UNIT_FEATURES but the embedded and passage ones
+    passage_coverage: float
+    #: Per passage: the heading that marks its section as rejected, if one does.
+    rejected: list[str | None]
+
+    def passage_scores(self, weights: Sequence[float] = PASSAGE_WEIGHTS) -> list[float]:
+        return [_dot(weights, f) for f in self.passage_features]
+
+    def passage_order(self, scores: Sequence[float]) -> list[int]:
+        return sorted(range(len(scores)), key=lambda p: (-scores[p], p))
+
+    def to_embed(self, order: Sequence[int], budget: int = MAX_EMBEDDED) -> list[int]:
+        """The units whose similarity is needed: whole passages, best first, within budget
+        (the best passage's first ``budget`` at least)."""
+        chosen: list[int] = []
+        for p in order:
+            wanted = [i for i in self.by_passage[p] if self.placed[i].unit.kind != "code"]
+            if not any(self.placed[i].candidate for i in self.by_passage[p]):
+                continue
+            if chosen and len(chosen) + len(wanted) > budget:
+                break
+            chosen += wanted[: budget - len(chosen)]
+        return chosen
+
+    def embedded_text(self, i: int) -> str:
+        return self.placed[i].unit.text
+
+    def unit_features(
+        self, i: int, similarity: dict[int, float], passage_scores: Sequence[float]
+    ) -> tuple[float, ...]:
+        """UNIT_FEATURES of unit ``i``: the lexical ones and those that need the embeddings."""
+        placed = self.placed[i]
+        siblings = self.by_passage[placed.passage]
+        previous = siblings[placed.position - 1] if placed.position > 0 else None
+        if placed.unit.kind == "code" and placed.unit.intro is not None:
+            own = similarity.get(siblings[placed.unit.intro], 0.0)  # its introduction's
+        else:
+            own = similarity.get(i, 0.0)
+        before = similarity.get(previous, 0.0) if previous is not None else 0.0
+        closest = max(
+            (similarity[j] for j in siblings if j in similarity and self.placed[j].candidate),
+            default=0.0,
+        )
+        lexical = self.unit_lexical[i]
+        return (
+            own,
+            *lexical[:4],
+            before,
+            *lexical[4:],
+            passage_scores[placed.passage],
+            float(own >= closest),
+        )
+
+
+def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None = None) -> Reading:
+    """The passages' units and every feature that needs no embedding."""
     wanted = set(terms(question)) - _ASKING
-    if not wanted or not passages:
-        return Evidence([], 0.0)
-    card_answer = metadata_answer(question, passages)
-    code = asks_how_to(question)
-    sentences = [
-        (p, s, text, set(terms(text)))
-        for p, card in enumerate(passages)
-        for s, text in enumerate(prose(card.text, code=code))
+    howto = how_to(question)
+    yes_no = _YES_NO.match(question) is not None
+    kind = expected(question)
+    placed_units: list[tuple[int, int, Unit, set[str]]] = []
+    by_passage: list[list[int]] = []
+    for p, card in enumerate(passages):
+        found_units = units(card.text)
+        indices = []
+        for s, unit in enumerate(found_units):
+            text = unit.text
+            if unit.kind == "code" and unit.intro is not None:
+                text = f"{found_units[unit.intro].text} {text}"
+            indices.append(len(placed_units))
+            placed_units.append((p, s, unit, set(terms(text))))
+        by_passage.append(indices)
+    frequency = Counter(t for *_, found in placed_units for t in found & wanted)
+    count = max(len(placed_units), 1)
+    weight = {t: math.log(1 + count / max(frequency[t], 1)) for t in wanted}
+    total = sum(weight.values()) or 1.0
+
+    def share(found: set[str] | frozenset[str]) -> float:
+        return sum(weight[t] for t in found & wanted) / total
+
+    placed = []
+    for p, s, unit, found in placed_units:
+        candidate = bool(wanted) and not unit.asks and bool(found - wanted)
+        if unit.kind == "code":
+            candidate = candidate and howto and unit.intro is not None
+        fitting = fits(kind, question, unit.text if unit.kind != "code" else "")
+        placed.append(Placed(p, s, unit, frozenset(found), share(found), candidate, fitting))
+    rejected_in = [rejected(card) for card in passages]
+    unit_lexical: list[tuple[float, ...]] = []
+    top_coverage = [
+        max((placed[i].coverage for i in indices if placed[i].candidate), default=0.0)
+        for indices in by_passage
     ]
-    found_in = [set(terms(card.text)) & wanted for card in passages]
-    frequency = Counter(t for *_, found in sentences for t in found & wanted)
-    weight = {t: math.log(1 + max(len(sentences), 1) / max(frequency[t], 1)) for t in wanted}
-    total = sum(weight.values())
-    passage_coverage = max(sum(weight[t] for t in found) / total for found in found_in)
-    kept = [
-        (p, s, text, found)
-        for p, s, text, found in sentences
-        if not text.rstrip("\"'”’)").endswith("?") and found - wanted
-    ]
-    if not kept:
-        return Evidence([], passage_coverage, card_answer)
-    if len(kept) > MAX_CANDIDATES:
-        kept.sort(
-            key=lambda row: (
-                RANK_PENALTY * row[0] - sum(weight[t] for t in row[3] & wanted) / total,
-                row[0],
-                row[1],
+    for item in placed:
+        siblings = by_passage[item.passage]
+        said = set(words(item.unit.text))
+        previous = placed[siblings[item.position - 1]].unit if item.position > 0 else None
+        prev_cov = placed[siblings[item.position - 1]].coverage if item.position > 0 else 0.0
+        next_cov = (
+            placed[siblings[item.position + 1]].coverage
+            if item.position + 1 < len(siblings)
+            else 0.0
+        )
+        unit = item.unit
+        n_found = len(item.found)
+        unit_lexical.append(
+            (
+                item.coverage,
+                len(item.found & wanted) / n_found if n_found else 0.0,
+                math.log1p(len(item.found - wanted)),
+                prev_cov,
+                next_cov,
+                float(item.position == 0),
+                math.log1p(item.position),
+                float(kind is not None and not item.fits),
+                float(unit.kind == "code"),
+                float(howto and unit.kind != "code" and "`" in unit.text),
+                float(unit.kind == "item"),
+                float(unit.kind == "row"),
+                float(unit.introduces),
+                float(rejected_in[item.passage] is not None),
+                math.log1p(len(unit.text.split())),
+                float(item.passage),
+                float(yes_no and _negates(said)),
+                float(yes_no and bool(said & _MODALS)),
+                float(previous is not None and previous.asks),
+                float(item.coverage >= top_coverage[item.passage]),
             )
         )
-        kept = kept[:MAX_CANDIDATES]
-    vectors = embedder.embed([question, *(text for _, _, text, _ in kept)])
-    similarities = vectors[1:] @ vectors[0]
-    kind = expected(question)
-    candidates = [
-        Candidate(
-            passage=p,
-            position=s,
-            text=text,
-            similarity=float(similarity),
-            coverage=sum(weight[t] for t in found & wanted) / total,
-            new_terms=frozenset(found - wanted),
-            fits=fits(kind, question, text),
+    top = max(scores) if scores else 0.0
+    passage_features: list[tuple[float, ...]] = []
+    coverages = []
+    for p, card in enumerate(passages):
+        described = set(terms(" ".join([card.title or "", *card.heading_path, card.text])))
+        heading = set(terms(" ".join([card.title or "", *card.heading_path])))
+        candidates = [placed[i] for i in by_passage[p] if placed[i].candidate]
+        coverages.append(share(described))
+        passage_features.append(
+            (
+                float(p),
+                scores[p] / top if scores and top > 0 else 1.0,
+                coverages[-1],
+                share(heading),
+                max((c.coverage for c in candidates), default=0.0),
+                float(any(c.unit.kind == "code" for c in candidates)),
+                float(rejected_in[p] is not None),
+            )
         )
-        for (p, s, text, found), similarity in zip(kept, similarities, strict=True)
-    ]
-    candidates.sort(key=lambda c: (-c.score, c.passage, c.position))
-    languages = {detect_language(question), passages[candidates[0].passage].language}
+    return Reading(
+        question,
+        placed,
+        by_passage,
+        passage_features,
+        unit_lexical,
+        max(coverages, default=0.0),
+        rejected_in,
+    )
+
+
+def gather(
+    question: str,
+    passages: Sequence[Card],
+    embedder: Embedder,
+    scores: Sequence[float] | None = None,
+    known: Mapping[int, npt.NDArray[np.float32]] | None = None,
+) -> Evidence:
+    """Score the passages' units against ``question``; ``scores`` are the passages' retrieval
+    scores, when known, and ``known`` the units' vectors stored with the cards
+    (``retrieval.sentence_vectors``): the units it reads without one are embedded."""
+    if not set(terms(question)) - _ASKING or not passages:
+        return Evidence([], 0.0)
+    card_answer = metadata_answer(question, passages)
+    reading = read(question, passages, scores)
+    passage_scores = reading.passage_scores()
+    chosen = reading.to_embed(reading.passage_order(passage_scores))
+    if not chosen:
+        return Evidence([], reading.passage_coverage, card_answer)
+    asked = embedder.embed([question], role="query")[0]
+    known = known or {}
+    stored = {i: known.get(key(reading.embedded_text(i))) for i in chosen}
+    missing = [i for i, vector in stored.items() if vector is None]
+    if missing:
+        fresh = embedder.embed([reading.embedded_text(i) for i in missing], role="passage")
+        stored.update(zip(missing, fresh, strict=True))
+    similarity = {i: float(vector @ asked) for i, vector in stored.items() if vector is not None}
+    return evidence_of(reading, passages, similarity, passage_scores, card_answer)
+
+
+def evidence_of(
+    reading: Reading,
+    passages: Sequence[Card],
+    similarity: dict[int, float],
+    passage_scores: Sequence[float],
+    card_answer: tuple[int, str] | None = None,
+    weights: Sequence[float] = UNIT_WEIGHTS,
+) -> Evidence:
+    """The evidence once the units to read are embedded (``similarity`` by unit index)."""
+    candidates = ranked(reading, similarity, passage_scores, weights)
+    asked_in = detect_language(reading.question)
+    written_in = passages[candidates[0].passage].language if candidates else None
     return Evidence(
         candidates,
-        passage_coverage,
+        reading.passage_coverage,
         card_answer,
-        bool(languages - {None, EMBEDDER_LANGUAGE}),
-        question,
+        not ({asked_in, written_in} - {None, "en"}),
+        None not in (asked_in, written_in) and asked_in != written_in,
+        reading.question,
         tuple(frozenset(words(_described(card))) for card in passages),
         tuple(
             frozenset(words(" ".join([card.title or "", *card.heading_path]))) for card in passages
@@ -165,38 +412,56 @@ def gather(question: str, passages: Sequence[Card], embedder: Embedder) -> Evide
     )
 
 
+def ranked(
+    reading: Reading,
+    similarity: dict[int, float],
+    passage_scores: Sequence[float],
+    weights: Sequence[float],
+) -> list[Candidate]:
+    """The candidates among the embedded units (and the code they introduce), best first."""
+    embedded = set(similarity)
+    out = []
+    for i, item in enumerate(reading.placed):
+        if not item.candidate:
+            continue
+        siblings = reading.by_passage[item.passage]
+        intro = None
+        if item.unit.kind == "code":
+            assert item.unit.intro is not None
+            if siblings[item.unit.intro] not in embedded:
+                continue
+            intro = reading.placed[siblings[item.unit.intro]].unit.text
+        elif i not in embedded:
+            continue
+        vector = reading.unit_features(i, similarity, passage_scores)
+        out.append(
+            Candidate(
+                passage=item.passage,
+                position=item.position,
+                text=item.unit.text,
+                similarity=vector[0],
+                coverage=item.coverage,
+                new_terms=frozenset(item.found - set(terms(reading.question))),
+                fits=item.fits,
+                score=_dot(weights, vector),
+                intro=intro,
+                rejected=reading.rejected[item.passage],
+            )
+        )
+    out.sort(key=lambda c: (-c.score, c.passage, c.position))
+    return out
+
+
+def _negates(said: set[str]) -> bool:
+    return bool(said & _NEGATIONS) or any(w.endswith("n't") for w in said)
+
+
+def _dot(weights: Sequence[float], values: Sequence[float]) -> float:
+    return sum(w * x for w, x in zip(weights, values, strict=True))
+
+
 def _described(card: Card) -> str:
     """The card's text with its title and headings, which name what it is about; apostrophes
     plain, as the answerability check reads the question's names ("O’Brien" is "O'Brien")."""
     described = " ".join([card.title or "", *card.heading_path, card.heading or "", card.text])
     return plain_apostrophes(described)
-
-
-def asks_how_to(question: str) -> bool:
-    """Whether the question asks how to write or run something ("How do I run the tests?")."""
-    return bool(_HOW_TO.match(question))
-
-
-def prose(text: str, *, code: bool = False) -> list[str]:
-    """The passage's sentences on one line each; code blocks and fragments are not prose.
-
-    A sentence ending in a colon only introduces what follows it (a list, a command): alone it
-    says nothing, and it would run into the next sentence of the answer. With ``code`` (the
-    question asks how to write something), each code block is a candidate too, after the
-    sentence that introduces it and with its lines as written: "Install it with:\n\n```…```".
-    """
-    found: list[str] = []
-    start = 0
-    for fence in _FENCED.finditer(text) if code else ():
-        before = _sentences(text[start : fence.start()])
-        found += [s for s in before if not s.endswith(":")]
-        if before and len(before[-1].split()) >= 3:
-            found.append(f"{before[-1]}\n\n{fence.group(0).strip()}")
-        start = fence.end()
-    stripped = _FENCED.sub("\n\n", text[start:])
-    return found + [s for s in _sentences(stripped) if not s.endswith(":")]
-
-
-def _sentences(text: str) -> list[str]:
-    sentences = (" ".join(span.text.split()) for span in split_sentences(text))
-    return [s for s in sentences if len(s.split()) >= 3]

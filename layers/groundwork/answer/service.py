@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from groundwork.answer.answerability import answers, probability
 from groundwork.answer.citations import CitationStream
+from groundwork.answer.confidence import RefusalReason, confidence, refusal_reason
 from groundwork.answer.language import search_in_language, written_language
 from groundwork.answer.limits import OutputLimit
 from groundwork.answer.question import last_question, search_query
@@ -23,6 +24,7 @@ from groundwork.answer.verification import GroundedVerifier
 from groundwork.domain.cards import Card
 from groundwork.generation.base import GenerationRequest
 from groundwork.grounding.factory import get_verifier
+from groundwork.retrieval.sentence_vectors import known
 from groundwork.text.tokens import count_tokens
 
 _MARKERS = re.compile(r"\s*\[\d{1,3}\]")
@@ -66,6 +68,10 @@ class Finish:
     #: The language the text is written in (``answer.language``), whatever was asked.
     language: str | None = None
     answerability: float = 0.0
+    #: How likely the answer answers the question (:mod:`groundwork.answer.confidence`).
+    confidence: float = 0.0
+    #: Why the answer cites nothing, when it does not (a refusal).
+    refusal_reason: RefusalReason | None = None
     #: The cited sentences of the text as delivered, with their citations (UTF-8 offsets).
     grounding_supports: list[GroundingSupport] = field(default_factory=list)
 
@@ -79,6 +85,8 @@ class Answer:
     completion_tokens: int = 0
     language: str | None = None
     answerability: float = 0.0
+    confidence: float = 0.0
+    refusal_reason: RefusalReason | None = None
     grounding_supports: list[GroundingSupport] = field(default_factory=list)
 
 
@@ -114,6 +122,8 @@ class AnswerService:
                     completion_tokens=event.completion_tokens,
                     language=event.language,
                     answerability=event.answerability,
+                    confidence=event.confidence,
+                    refusal_reason=event.refusal_reason,
                     grounding_supports=event.grounding_supports,
                 )
         raise AssertionError("an answer stream always ends with Finish")
@@ -135,15 +145,22 @@ class AnswerService:
         )
         passages = [hit.card for hit in hits]
         embedder = self._embedding()
-        evidence = gather(query, passages, embedder)
+        evidence = gather(
+            query, passages, embedder, [hit.score for hit in hits], known(hits, embedder.dimension)
+        )
         if options.language and not answers(probability(evidence)):
-            # The asked language's passages do not answer (or cannot be judged: an English
-            # question over German text): the whole scope may, in its own language, and
-            # ``language`` then says which that is.
+            # The asked language's passages do not answer: the whole scope may, in its own
+            # language, and ``language`` then says which that is.
             wider = self._retriever.search(query, where, self._k, quality=options.quality)
             if {h.card.id for h in wider} != {h.card.id for h in hits}:
                 passages = [hit.card for hit in wider]
-                evidence = gather(query, passages, embedder)
+                evidence = gather(
+                    query,
+                    passages,
+                    embedder,
+                    [hit.score for hit in wider],
+                    known(wider, embedder.dimension),
+                )
         request = GenerationRequest(
             question=question,
             passages=passages,
@@ -177,10 +194,16 @@ class AnswerService:
                 deltas.close()
         citations = _cited_in(sent, cited.citations)
         answerability = probability(evidence)
+        sure = confidence(evidence)
         if not self._generator.quotes_sources and sent.strip():
             # A model's own sentences must address the question too, whatever the documents.
-            spoken = gather(query, [_as_card(sent)], embedder)
-            answerability = min(answerability, probability(spoken))
+            spoken = probability(gather(query, [_as_card(sent)], embedder))
+            answerability = min(answerability, spoken)
+            sure = min(sure, spoken)
+        reason: RefusalReason | None = None
+        if not citations:
+            grounded = self._generator.quotes_sources or not cited.cited_sentences
+            reason = refusal_reason(evidence) if grounded else "answer_not_grounded"
         yield Finish(
             finish_reason=limit.finish_reason or "stop",
             citations=citations,
@@ -188,6 +211,8 @@ class AnswerService:
             completion_tokens=count_tokens(sent),
             language=written_language(sent, _cited_cards(passages, citations)),
             answerability=answerability,
+            confidence=sure,
+            refusal_reason=reason,
             grounding_supports=cited.grounding_supports(sent),
         )
 

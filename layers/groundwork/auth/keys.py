@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001 (FastAPI resolves it)
+from groundwork.auth.access import Access
 from groundwork.auth.headers import user_for
 from groundwork.storage.factory import get_stores
 from groundwork.storage.records import UserRecord
@@ -29,13 +30,13 @@ def require_key_when_configured(request: Request, settings: SettingsDep) -> None
         _current_user(request, settings)
 
 
-def _visible_collections(request: Request, settings: SettingsDep) -> set[str] | None:
+def _user_access(request: Request, settings: SettingsDep) -> Access | None:
     if not settings.require_api_key:
         return None
     user = _current_user(request, settings)
-    return set(get_stores(settings).accounts.visible_collections(user.id))
+    return Access.of(get_stores(settings).accounts, user.id)
 
 
 #: What an endpoint that is open by default may search: every collection while it is open
-#: (``None``), the key's user's collections once ``GROUNDWORK_REQUIRE_API_KEY`` is set.
-VisibleCollections = Annotated[set[str] | None, Depends(_visible_collections)]
+#: (``None``), what the key's user was granted once ``GROUNDWORK_REQUIRE_API_KEY`` is set.
+UserAccess = Annotated[Access | None, Depends(_user_access)]

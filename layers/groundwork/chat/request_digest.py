@@ -26,11 +26,18 @@ _NOT_COMPARED = {"stream", "request_id"}
 Difference = Literal["question", "options"]
 
 
-def request_digest(body: ChatRequest) -> str:
-    """``<question digest>:<options digest>``, kept in the request's idempotency record."""
+def request_digest(body: ChatRequest, *, visible_cards: str | None = None) -> str:
+    """``<question digest>:<options digest>``, kept in the request's idempotency record.
+
+    ``visible_cards`` is the fingerprint of the part of the searched collections the user
+    sees (``auth.access.restriction_fingerprint``; None when they see them whole): once a
+    grant changed, a saved answer may quote what the user no longer sees, so it is an option.
+    """
     question = f"{body.question()}\x00{body.conversation_id or ''}\x00{body.version_of or ''}"
     options = body.model_dump(mode="json", exclude_unset=True, exclude=_NOT_COMPARED)
     options["messages"] = [m.model_dump(mode="json") for m in body.messages[:-1]]
+    if visible_cards is not None:
+        options["visible_cards"] = visible_cards
     canonical = json.dumps(options, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return f"{_sha256(question)}:{_sha256(canonical)}"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from groundwork.auth.access import Access
 from groundwork.chat.ownership import owned_conversation
 from groundwork.chat.request import ChatScope
 from groundwork.errors import ApiError
@@ -28,7 +29,7 @@ def resolve_scope(
     accounts: AccountStore,
     storage: Storage,
     retriever: Retriever,
-    visible: set[str] | None,
+    access: Access | None,
     *,
     collection: str,
     scope: ChatScope | None,
@@ -37,22 +38,23 @@ def resolve_scope(
 ) -> SearchFilter:
     """The search filter of a question; raises ``ApiError`` for anything the user cannot see.
 
-    ``visible`` holds the collections the user may see; ``None`` lets every existing collection
-    be searched (the open chat completions endpoint, see docs/chat.md).
+    ``access`` holds what the user may see, and the filter keeps the rest of each collection
+    out of the search; ``None`` lets every existing collection be searched whole (the open
+    chat completions endpoint, see docs/chat.md).
     """
     scope = None if scope is None or scope.is_empty() else scope
     collections = list(dict.fromkeys(scope.collections if scope and scope.collections else []))
     for name in collections:
-        check_collection(accounts, retriever, visible, name, param="scope.collections")
+        check_collection(accounts, retriever, access, name, param="scope.collections")
     if not collections and not (scope and scope.source_id):
         # A source replaces ``collection`` with its own, so only then is it not checked.
-        check_collection(accounts, retriever, visible, collection)
+        check_collection(accounts, retriever, access, collection)
     collections = collections or [collection]
     source_ids: list[str] | None = None
     if scope and scope.source_id:
         source = storage.get_source(scope.source_id)
-        # A source of a collection the user cannot see does not exist for them.
-        if source is None or (visible is not None and source.collection not in visible):
+        # A source the user sees no card of does not exist for them.
+        if source is None or (access is not None and not access.sees_source(source, retriever)):
             raise ApiError(
                 404,
                 "sources.not_found",
@@ -62,7 +64,7 @@ def resolve_scope(
         collections, source_ids = [source.collection], [source.id]
     merged_tags = list(dict.fromkeys([*(tags or []), *(scope.tags or [] if scope else [])]))
     period = scope.period if scope else None
-    return SearchFilter(
+    where = SearchFilter(
         collections=collections,
         source_ids=source_ids,
         card_ids=list(dict.fromkeys(card_ids)) if card_ids else None,
@@ -70,6 +72,7 @@ def resolve_scope(
         period_start=period.start if period else None,
         period_end=period.end if period else None,
     )
+    return access.narrow(where) if access is not None else where
 
 
 def resolve_for_user(
@@ -100,7 +103,7 @@ def resolve_for_user(
         stores.accounts,
         storage,
         retriever,
-        set(stores.accounts.visible_collections(user.id)),
+        Access.of(stores.accounts, user.id),
         collection=collection,
         scope=applied,
         tags=tags,
@@ -127,7 +130,7 @@ def effective_scope(
 def check_collection(
     accounts: AccountStore,
     retriever: Retriever,
-    visible: set[str] | None,
+    access: Access | None,
     name: str,
     *,
     param: str = "collection",
@@ -135,13 +138,13 @@ def check_collection(
     """404 for a collection that does not exist, 403 for one the user may not see.
 
     A collection exists once registered (``groundwork admin create-collection``) or once it
-    holds cards (ingested); only a registered one can be granted. ``visible=None``: any.
+    holds cards (ingested); only a registered one can be granted. ``access=None``: any.
     """
-    if visible is not None and name in visible:
+    if access is not None and name in access:
         return
     if accounts.get_collection(name) is None and retriever.count(name) == 0:
         raise ApiError(404, "collections.not_found", f"No collection `{name}`.", param=param)
-    if visible is None:
+    if access is None:
         return
     raise ApiError(
         403, "collections.no_access", f"You may not see the collection `{name}`.", param=param

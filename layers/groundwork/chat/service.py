@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.answer.question import check_length
+from groundwork.auth.access import Access, restriction_fingerprint
 from groundwork.chat.answering import Finish
 from groundwork.chat.cache_key import cache_key, collection_fingerprint
 from groundwork.chat.export import export_answer
@@ -57,6 +58,9 @@ logger = logging.getLogger(__name__)
 
 #: Credits a generated answer costs, by quality; an answer from the cache costs none.
 CREDITS = {"fast": 1, "precise": 2}
+#: What the answer pipeline measured about an answer, kept with the turn and in the cache and
+#: sent in ``done`` (null for an answer saved before it was measured).
+MEASURES = ("answerability", "confidence", "refusal_reason")
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,8 @@ class _Answered:
     grounding_supports: list[GroundingSupport]
     support: float | None
     language: str | None
-    answerability: float | None
+    #: The answer's :data:`MEASURES` (none for an answer not measured).
+    measures: dict[str, JsonValue]
 
 
 @dataclass
@@ -172,11 +177,11 @@ class Generation(ChatRun):
                 supports = _supports(plan.cached.get("grounding_supports"))
                 support = _number(plan.cached.get("support_score"))
                 language = plan.cached.get("language")
-                answerability = _number(plan.cached.get("answerability"))
+                measures = {key: plan.cached.get(key) for key in MEASURES}
                 yield Token(text)
             else:
                 text, citations, support, language = "", [], None, None
-                answerability = None
+                measures = {}
                 stream = self.service.answerer.stream(
                     plan.question,
                     plan.history,
@@ -193,7 +198,11 @@ class Generation(ChatRun):
                             citations, support = event.citations, event.support_score
                             supports = event.grounding_supports
                             language = event.language
-                            answerability = event.answerability
+                            measures = {
+                                "answerability": event.answerability,
+                                "confidence": event.confidence,
+                                "refusal_reason": event.refusal_reason,
+                            }
                         elif event.text:
                             text += event.text
                             yield Token(event.text)
@@ -201,7 +210,7 @@ class Generation(ChatRun):
                     stream.close()
             written = language if isinstance(language, str) else None
             payload = self.service.store(
-                plan, _Answered(text, citations, supports, support, written, answerability)
+                plan, _Answered(text, citations, supports, support, written, measures)
             )
             finished = True
             yield Done(payload)
@@ -269,8 +278,9 @@ class ChatService:
         """Check and scope the request; nothing is claimed or written yet."""
         check_length(body.question(), self.config.question_max_chars)
         try:
+            access = Access.of(self.stores.accounts, user.id)
             conversation = self.conversation_of(user, body.conversation_id)
-            history = self._history(body, conversation)
+            history = self._history(body, conversation, access)
             scope, save = effective_scope(
                 body.scope,
                 sent="scope" in body.model_fields_set,
@@ -280,7 +290,7 @@ class ChatService:
                 self.stores.accounts,
                 self.storage,
                 self.answerer.retriever,
-                set(self.stores.accounts.visible_collections(user.id)),
+                access,
                 collection=body.collection,
                 scope=scope,
                 tags=body.tags,
@@ -379,7 +389,9 @@ class ChatService:
             )
         return conversation
 
-    def _history(self, body: ChatRequest, conversation: ConversationRecord | None) -> History:
+    def _history(
+        self, body: ChatRequest, conversation: ConversationRecord | None, access: Access
+    ) -> History:
         conversations = self.stores.conversations
         if body.version_of is not None:
             if body.conversation_id is None:
@@ -402,9 +414,11 @@ class ChatService:
                     param="version_of",
                 )
             # A new version follows what the old one followed.
-            return stored_history(conversations.branch(target.conversation_id, target.id)[:-1])
+            branch = conversations.branch(target.conversation_id, target.id)[:-1]
+            return stored_history(branch, access)
         if conversation is not None and conversation.questions:
-            return stored_history([turn.selected for turn in conversations.feed(conversation.id)])
+            selected = [turn.selected for turn in conversations.feed(conversation.id)]
+            return stored_history(selected, access)
         return message_history(body.messages)
 
     @staticmethod
@@ -421,7 +435,7 @@ class ChatService:
         Replay) when its answer is saved, (False, None) while another request answers it."""
         body = pending.body
         assert body.request_id is not None
-        digest = request_digest(body)
+        digest = request_digest(body, visible_cards=restriction_fingerprint(pending.where))
         claim = self.stores.idempotency.claim(
             pending.user.id,
             body.request_id,
@@ -444,8 +458,9 @@ class ChatService:
                     409,
                     "requests.mismatch",
                     "This `request_id` was used for the same question with other options "
-                    "(collection, scope, quality, language, export, history…): send the "
-                    "request as it was, or use a new `request_id`.",
+                    "(collection, scope, quality, language, export, history…), or before "
+                    "the part of a collection you may see changed: send the request as it "
+                    "was, or use a new `request_id`.",
                     param="request_id",
                 )
         if claim.outcome is ClaimOutcome.CLAIMED:
@@ -559,7 +574,7 @@ class ChatService:
                     "requested_language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
-                    "answerability": answer.answerability,
+                    **{key: _measure(key, answer.measures.get(key)) for key in MEASURES},
                 },
                 created=int(time.time()),
             )
@@ -610,7 +625,7 @@ class ChatService:
                     "grounding_supports": payload["grounding_supports"],
                     "support_score": payload["support_score"],
                     "language": payload["language"],
-                    "answerability": payload["answerability"],
+                    **{key: payload[key] for key in MEASURES},
                 }
                 self.stores.cache.put(plan.key, cached, self.config.cache_ttl_seconds)
             explicit = "quality" in plan.body.model_fields_set
@@ -642,7 +657,7 @@ def _done_payload(
         "citations": citations,
         "grounding_supports": supports,
         "support_score": record.support,
-        "answerability": record.details.get("answerability"),
+        **{key: record.details.get(key) for key in MEASURES},
         "cached": record.cached,
         "language": language,
         "requested_language": plan.language,
@@ -667,6 +682,13 @@ def _supports(value: JsonValue) -> list[GroundingSupport]:
 
 def _number(value: JsonValue) -> float | None:
     return float(value) if isinstance(value, int | float) else None
+
+
+def _measure(key: str, value: JsonValue) -> JsonValue:
+    """A measure as stored: a number, or the refusal's reason code."""
+    if key == "refusal_reason":
+        return value if isinstance(value, str) else None
+    return _number(value)
 
 
 def _superseded() -> ApiError:

@@ -1,4 +1,5 @@
-"""``groundwork admin``: users, their API keys (issued and revoked), collections, grants and quotas.
+"""``groundwork admin``: users, their API keys (issued and revoked), collections, grants (whole
+collections, or the part of one with some tags or sources) and quotas.
 
 Works on the configured storage (``GROUNDWORK_STORAGE``, ``GROUNDWORK_DATA_DIR``…), so the
 same commands administer the embedded SQLite file and a DynamoDB table.
@@ -6,14 +7,15 @@ same commands administer the embedded SQLite file and a DynamoDB table.
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable
 
+    from groundwork.storage.records import GrantRecord
     from groundwork.storage.stores import Stores
 
 
@@ -47,10 +49,39 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     collection.add_argument("--title")
     collection.set_defaults(run=_run(_create_collection))
 
-    grant = actions.add_parser("grant", help="let a user see a collection")
+    grant = actions.add_parser(
+        "grant",
+        help="let a user see a collection, or with --tags/--sources only part of it "
+        "(replaces the user's earlier grant of it)",
+    )
     grant.add_argument("user_id")
     grant.add_argument("collection")
+    grant.add_argument(
+        "--tags",
+        nargs="+",
+        type=_word,
+        default=[],
+        metavar="TAG",
+        help="only the cards with one of these tags",
+    )
+    grant.add_argument(
+        "--sources",
+        nargs="+",
+        type=_word,
+        default=[],
+        metavar="ID",
+        help="only the cards of these sources (ids as `GET /v1/collections` lists them)",
+    )
     grant.set_defaults(run=_run(_grant))
+
+    revoke = actions.add_parser("revoke", help="take a collection away from a user")
+    revoke.add_argument("user_id")
+    revoke.add_argument("collection")
+    revoke.set_defaults(run=_run(_revoke))
+
+    grants = actions.add_parser("grants", help="list what a user may see, one collection a line")
+    grants.add_argument("user_id")
+    grants.set_defaults(run=_run(_grants))
 
     quota = actions.add_parser(
         "set-quota", help="set what a user may still ask (omit an option: unlimited)"
@@ -59,6 +90,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     quota.add_argument("--questions", type=int, help="questions left")
     quota.add_argument("--credits", type=int, help="credits left (fast: 1, precise: 2)")
     quota.set_defaults(run=_run(_set_quota))
+
+
+def _word(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty name")
+    return value.strip()
 
 
 def _run(
@@ -126,15 +163,51 @@ def _grant(stores: Stores, args: argparse.Namespace) -> str:
     accounts, name = stores.accounts, args.collection
     if accounts.get_user(args.user_id) is None:
         raise NotFound(f"user {args.user_id} (create it with `groundwork admin create-user`)")
-    if accounts.get_collection(name) is None:
-        if get_retriever(get_settings()).count(name) == 0:
-            raise NotFound(
-                f"collection {name}: nothing is ingested into it and it is not registered "
-                "(`groundwork ingest` or `groundwork admin create-collection`)"
-            )
+    registered = accounts.get_collection(name) is not None
+    if not registered and get_retriever(get_settings()).count(name) == 0:
+        raise NotFound(
+            f"collection {name}: nothing is ingested into it and it is not registered "
+            "(`groundwork ingest` or `groundwork admin create-collection`)"
+        )
+    if args.sources:
+        from groundwork.storage.factory import get_storage
+
+        storage = get_storage(get_settings())
+        for source_id in args.sources:
+            source = storage.get_source(source_id)
+            if source is None or source.collection != name:
+                raise NotFound(f"source {source_id} in {name}")
+    if not registered:
         accounts.create_collection(name)
-    accounts.grant(args.user_id, name)
-    return f"{args.user_id} may see {name}"
+    grant = accounts.grant(args.user_id, name, tags=args.tags, source_ids=args.sources)
+    return f"{args.user_id} may see {_granted(grant)}"
+
+
+def _revoke(stores: Stores, args: argparse.Namespace) -> str:
+    from groundwork.storage.errors import NotFound
+
+    if not stores.accounts.revoke(args.user_id, args.collection):
+        raise NotFound(f"grant of {args.collection} to {args.user_id}")
+    return f"{args.user_id} may no longer see {args.collection}"
+
+
+def _grants(stores: Stores, args: argparse.Namespace) -> str:
+    from groundwork.storage.errors import NotFound
+
+    if stores.accounts.get_user(args.user_id) is None:
+        raise NotFound(f"user {args.user_id}")
+    lines = [_granted(grant) for grant in stores.accounts.grants(args.user_id)]
+    return "\n".join(lines) or f"{args.user_id} may see no collection"
+
+
+def _granted(grant: GrantRecord) -> str:
+    """``handbook`` for a whole collection, ``handbook (tags public; sources 4c0d…)`` for part."""
+    parts = [
+        f"{what} {', '.join(values)}"
+        for what, values in (("tags", grant.tags), ("sources", grant.source_ids))
+        if values
+    ]
+    return f"{grant.collection} ({'; '.join(parts)})" if parts else grant.collection
 
 
 def _set_quota(stores: Stores, args: argparse.Namespace) -> str:

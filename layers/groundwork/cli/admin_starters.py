@@ -28,6 +28,14 @@ def register(
         "--language", type=_language, help="ISO 639-1 code (default: detected from the text)"
     )
     add.add_argument("--source", help="the id of the source it is about")
+    add.add_argument(
+        "--tags",
+        nargs="+",
+        default=[],
+        metavar="TAG",
+        help="who sees it among users granted part of the collection: those granted one of "
+        "these tags (without --tags or --source: only users granted the whole collection)",
+    )
     add.set_defaults(run=run(_add))
 
     remove = actions.add_parser("remove-starter", help="remove a starter (see list-starters)")
@@ -73,6 +81,7 @@ def _add(stores: Stores, args: argparse.Namespace) -> str:
             text=args.text,
             language=args.language or detect_language(args.text),
             source_id=args.source,
+            tags=sorted(set(args.tags)),
             created=int(time.time()),
         )
     )

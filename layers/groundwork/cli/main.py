@@ -7,12 +7,12 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from groundwork.cli import admin, ask, check, eval, ingest, invoke, serve, setup_index
+from groundwork.cli import admin, ask, check, eval, ingest, invoke, reindex, serve, setup_index
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-COMMANDS = (serve, ingest, ask, eval, check, invoke, admin, setup_index)
+COMMANDS = (serve, ingest, ask, eval, check, invoke, admin, setup_index, reindex)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from groundwork.retrieval.base import IndexEmbedderMismatch, IndexReindexing
+
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
@@ -36,6 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Python flushes stdout again on exit, so it is pointed at /dev/null first.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except (IndexEmbedderMismatch, IndexReindexing) as refused:
+        print(f"groundwork {args.command}: {refused.message}", file=sys.stderr)
+        return 2
     return code
 
 

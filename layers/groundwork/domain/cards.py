@@ -38,3 +38,6 @@ class Hit(BaseModel):
 
     card: Card
     score: float
+    #: Its sentences' vectors, as the index stores them (``retrieval.sentence_vectors``), when
+    #: the index holds them and they were built by the configured embedder.
+    sentence_vectors: bytes | None = Field(default=None, exclude=True, repr=False)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -11,12 +12,29 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+#: What a text is to the model: a question asked (``query``), or text that may answer one
+#: (``passage``: cards and their sentences). E5 models are trained with the two prefixed apart.
+Role = Literal["query", "passage"]
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """What built a vector. An index records it, and vectors of two models are never mixed: a
+    cosine between them means nothing, even at the same dimension."""
+
+    name: str
+    dimension: int
+
 
 class Embedder(ABC):
     """Turns texts into unit-length vectors, so a dot product is the cosine similarity."""
 
-    dimension: int
+    model: EmbeddingModel
+
+    @property
+    def dimension(self) -> int:
+        return self.model.dimension
 
     @abstractmethod
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         """One row per text, shape ``(len(texts), dimension)``."""

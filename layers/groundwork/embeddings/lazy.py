@@ -1,8 +1,8 @@
 """An embedder that loads its model on the first text it embeds, not when it is built.
 
 The OpenSearch index needs an embedder to search and to index, but the scope function only
-lists and counts: with this, it never loads onnxruntime, the tokenizer or the model, and runs
-on the slim dependency layer that has none of them (docs/deploy.md).
+lists and counts: with this, it never loads the engine or the model, and runs on the slim
+dependency layer that has none of them (docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -17,14 +17,16 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from groundwork.embeddings.base import EmbeddingModel, Role
+
 
 class LazyEmbedder(Embedder):
-    def __init__(self, load: Callable[[], Embedder], dimension: int) -> None:
+    def __init__(self, load: Callable[[], Embedder], model: EmbeddingModel) -> None:
         self._load = load
         self._loaded: Embedder | None = None
-        self.dimension = dimension
+        self.model = model
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         if self._loaded is None:
             self._loaded = self._load()
-        return self._loaded.embed(texts)
+        return self._loaded.embed(texts, role=role)

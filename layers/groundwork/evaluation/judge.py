@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from groundwork.answer.units import MIN_WORDS
 from groundwork.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\s*\[\d{1,3}\]")
 _MARKUP = re.compile(r"[`*]")
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 _EDGE_PUNCTUATION = " .,;:!?()[]\"'"
+_MARKER_RUN = re.compile(r"(?:\s*\[\d{1,3}\])+(?=\s+[^\s\[])")
+# A fenced code block right after the first sentence (and its markers).
+_CODE_AFTER = re.compile(r"(?:\s*\[\d{1,3}\])*\s*\n(```|~~~)[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
 
 
 def normalized(text: str) -> str:
@@ -27,9 +31,28 @@ def without_markers(text: str) -> str:
 
 
 def first_sentence(answer: str) -> str:
-    """The answer's first sentence, its markers removed: what a reader takes as the answer."""
-    spans = split_sentences(answer)
-    return without_markers(spans[0].text if spans else answer)
+    """The answer's first sentence, its markers removed: what a reader takes as the answer.
+
+    A piece of fewer than three words after it belongs to it ("… for no limits. (Default
+    100)"), and so does a fenced code block right after it: the sentence introduces the code,
+    which a reader takes in with it.
+    """
+    ends = []
+    for span in split_sentences(answer):
+        # Markers followed by more text end a sentence too: a list item has no full stop.
+        ends += [m.end() for m in _MARKER_RUN.finditer(answer, span.start, span.end)]
+        ends.append(span.end)
+    if not ends:
+        return without_markers(answer)
+    end = ends[0]
+    for following in ends[1:]:
+        if len(without_markers(answer[end:following]).split()) >= MIN_WORDS:
+            break
+        end = following
+    code = _CODE_AFTER.match(answer, end)
+    if code:
+        end = code.end()
+    return without_markers(answer[:end])
 
 
 def holds_answer(sentence: str, answers: tuple[str, ...]) -> bool:

@@ -98,6 +98,9 @@ class Remembering(Retriever):
     def count(self, collection: str | None = None) -> int:
         return self.inner.count(collection)
 
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        return self.inner.source_counts(where)
+
     def source_cards(self, collection: str) -> dict[str, int]:
         return self.inner.source_cards(collection)
 
@@ -144,7 +147,7 @@ class Evaluation:
                 question=question,
                 answer=text,
                 refused=refused,
-                confidence=event.answerability,
+                confidence=event.confidence,
                 first_sentence=opening,
                 answers=(
                     not refused and holds_answer(opening, question.answers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundwork.answer.answerability import answers, probability
+from groundwork.answer.confidence import answers, confidence
 from groundwork.answer.relevance import gather
 from groundwork.generation.base import GenerationRequest, Generator
 
@@ -16,18 +16,34 @@ if TYPE_CHECKING:
 
 NOT_FOUND = "I could not find an answer to this question in the documents."
 
-#: A further sentence must score within this of the best one to be added.
-FOLLOW_MARGIN = 0.05
+#: A further unit must score within this of the best one to be added (0.05 of the cosine
+#: before the scores were fitted, whose weight on the cosine is now about 6).
+FOLLOW_MARGIN = 0.3
+
+
+def quoted(candidate: Candidate) -> str:
+    """The candidate as the answer says it, with its passage's marker: a code block after the
+    sentence that introduces it, keeping its line breaks; a unit of a rejected or deferred
+    section, an alternative or an open issue as what the document does not adopt."""
+    marker = f"[{candidate.passage + 1}]"
+    if candidate.intro is not None:
+        return f"{candidate.intro} {marker}\n\n{candidate.text}"
+    if candidate.rejected is not None:
+        return (
+            f"The document lists this under “{candidate.rejected}”, not as what it adopts: "
+            f"{candidate.text} {marker}"
+        )
+    return f"{candidate.text} {marker}"
 
 
 class ExtractiveComposer(Generator):
     """Deterministic: every sentence it writes is a sentence of a source.
 
-    The candidate sentences are ranked by meaning, keywords, passage rank and whether they hold
-    the kind of answer the question asks for (:mod:`groundwork.answer.relevance`). When the
-    answerability check says the passages do not answer the question, it says so; otherwise it
-    leads with the best sentence and adds another only when it scores nearly as well and brings
-    content words the answer lacks.
+    The passages are read as units, the passage first and then the unit inside it
+    (:mod:`groundwork.answer.relevance`). When the confidence that the best unit answers is
+    below its threshold (:mod:`groundwork.answer.confidence`), it says the documents do not
+    answer; otherwise it leads with the best unit and adds another only when it scores nearly as
+    well and brings content words the answer lacks.
     Each sentence is followed by the marker of its passage.
     """
 
@@ -45,18 +61,13 @@ class ExtractiveComposer(Generator):
             passage, sentence = evidence.card_answer
             yield f"{sentence} [{passage + 1}]"
             return
-        chosen = self.select(evidence) if answers(probability(evidence)) else []
+        chosen = self.select(evidence) if answers(confidence(evidence)) else []
         if not chosen:
             yield NOT_FOUND
             return
-        after_code = False
         for i, candidate in enumerate(chosen):
-            # A code block answering a how-to question follows its sentence and its marker.
-            sentence, _, code = candidate.text.partition("\n\n")
-            marked = f"{sentence} [{candidate.passage + 1}]" + (f"\n\n{code}" if code else "")
-            gap = "" if i == 0 else ("\n\n" if code or after_code else " ")
-            yield gap + marked
-            after_code = bool(code)
+            code = candidate.intro is not None or (i > 0 and chosen[i - 1].intro is not None)
+            yield ("" if i == 0 else "\n\n" if code else " ") + quoted(candidate)
 
     def _embedding(self) -> Embedder:
         if self._embedder is None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # "34. The Church…", "Q. 126. What…", "¶ 12 …", "(3) The…": the number is the reference.
 _NUMBERED = re.compile(r"^(?:Q\.\s*|¶\s*)?(?:(\d{1,4})\.|\((\d{1,4})\))\s+\S")
@@ -120,6 +123,11 @@ class TextBuilder:
     @property
     def text(self) -> str:
         return "".join(self._parts)
+
+
+def passage_tags(document: Document, passage: Passage, extra: Sequence[str] = ()) -> list[str]:
+    """The tags of a passage's card: its own, its document's and those given at ingest."""
+    return sorted({*document.tags, *passage.tags, *extra})
 
 
 def slug(heading: str) -> str:

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card
 from groundwork.domain.links import relative_link, safe_link
+from groundwork.ingest.document import passage_tags
 from groundwork.ingest.language import card_languages
+from groundwork.retrieval.base import IndexEmbedderMismatch, IndexReindexing
 from groundwork.storage.base import SourceRecord
 
 if TYPE_CHECKING:
@@ -272,6 +274,8 @@ class Ingestor:
                 self._ingest_file(
                     file, collection, root, tags or [], metadata or {}, report, indexed, on_cards
                 )
+            except (IndexEmbedderMismatch, IndexReindexing):
+                raise  # the index's state, not the file's: no other file can be written either
             # Parsers raise what their libraries raise (pypdf has its own errors): any failure
             # of one file is that file's failure, reported with its reason.
             except Exception as error:
@@ -391,7 +395,7 @@ class Ingestor:
             # Proposed once the cards are searchable, and before the source is finished: a
             # file whose proposing failed is not "unchanged" on the next run.
             if self._starters:
-                self._starters.propose(document, collection, sid)
+                self._starters.propose(document, collection, sid, tags=tags)
             self._storage.put_source(done)
         except BaseException:
             if existing is None:
@@ -455,7 +459,7 @@ def cards_of(
                 author=passage.author or document.author,
                 year=passage.year or document.year,
                 url=f"{base}#{passage.anchor}" if passage.anchor and "#" not in base else base,
-                tags=sorted({*document.tags, *passage.tags, *tags}),
+                tags=passage_tags(document, passage, tags),
                 language=language,
                 period_start=passage.period_start or document.period_start,
                 period_end=passage.period_end or document.period_end,

@@ -5,14 +5,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
-from groundwork.errors import BackendUnavailable
+from groundwork.errors import ApiError, BackendUnavailable
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from groundwork.domain.cards import Card, Hit
+    from groundwork.embeddings.base import EmbeddingModel
 
 #: ``fast``: keyword search alone, no model call. ``precise``: keyword and vector search fused,
 #: over a larger pool, then reranked. See docs/retrieval.md.
@@ -25,6 +26,18 @@ class RetrievalUnavailable(BackendUnavailable):
 
     code = "retrieval.unavailable"
     what = "The passage index"
+
+
+class Restriction(BaseModel):
+    """The part of a collection a grant with a filter shows: the cards with one of ``tags``
+    or from one of ``source_ids`` (at least one of the two is set)."""
+
+    tags: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+
+    def allows(self, source_id: str | None, tags: Sequence[str]) -> bool:
+        """A card of that source with those tags (or what was drawn from such cards)."""
+        return source_id in self.source_ids or not set(tags).isdisjoint(self.tags)
 
 
 class SearchFilter(BaseModel):
@@ -43,6 +56,48 @@ class SearchFilter(BaseModel):
     period_end: str | None = None
     #: Only cards in this language (ISO 639-1); ``answer.language`` decides when to prefer it.
     language: str | None = None
+    #: Collections of ``collections`` that the user sees only part of (a grant with a filter,
+    #: see docs/access.md): their cards must also pass the restriction. Part of the query on
+    #: every side of the search, like the fields above, so hidden cards are never ranked.
+    restricted: dict[str, Restriction] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _restricts_searched_collections(self) -> SearchFilter:
+        # An empty ``collections`` searches them all; a restriction must name what it narrows.
+        unknown = set(self.restricted) - set(self.collections)
+        if unknown:
+            raise ValueError(f"restricted collections not searched: {sorted(unknown)}")
+        if any(not r.tags and not r.source_ids for r in self.restricted.values()):
+            raise ValueError("a restriction needs tags or sources")
+        return self
+
+
+class IndexEmbedderMismatch(ApiError):
+    """The index's vectors were built by another embedding model than the one configured:
+    searching or writing would mix two models' vectors, whose cosines mean nothing."""
+
+    def __init__(self, built_by: EmbeddingModel, configured: EmbeddingModel) -> None:
+        super().__init__(
+            503,
+            "index.embedder_mismatch",
+            f"The index was built with {built_by.name} ({built_by.dimension} dimensions), but "
+            f"this service embeds with {configured.name} ({configured.dimension}): run "
+            "`groundwork reindex` to re-embed every card with the configured model.",
+        )
+        self.built_by = built_by
+        self.configured = configured
+
+
+class IndexReindexing(ApiError):
+    """``groundwork reindex`` is writing the index anew: until it ends, it is incomplete."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            503,
+            "index.reindexing",
+            "The index is being rebuilt with another embedding model (`groundwork reindex`); "
+            "retry when it has finished.",
+        )
 
 
 class Retriever(ABC):
@@ -91,9 +146,19 @@ class Retriever(ABC):
         return {}
 
     @abstractmethod
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        """How many cards ``where`` allows in each source (sources without any are absent)."""
+
     def source_cards(self, collection: str) -> dict[str, int]:
         """How many cards the index holds for each source of ``collection`` (sources without
-        any are absent): what ingest checks a source's record against."""
+        any are absent): what ingest checks a source's record against, after its own writes."""
+        return self.source_counts(SearchFilter(collections=[collection]))
+
+    def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
+        """Re-embed every card with the configured embedder and record it as the index's,
+        resumably: a run killed midway goes on where it stopped. Returns the cards embedded
+        (none for an index without vectors)."""
+        return 0
 
 
 def day(value: str, *, end: bool = False) -> str:

@@ -1,23 +1,32 @@
-"""The default index: BM25 and MiniLM vectors in one SQLite file, fused into one ranking.
+"""The default index: BM25 and vectors in one SQLite file, fused into one ranking.
 
 Vectors are computed when cards are written, never at query time (only the question is
-embedded). For search they are held in memory as one float32 matrix, reloaded when the file
-changes (also when another process, such as ``groundwork ingest``, wrote it). Filters are
-applied before scoring: the vector side scores only the rows the filter allows, the keyword
-side is one SQL query with the filter in it, so ``k`` results come back whenever ``k`` cards
-are allowed.
+embedded): one per card, and one per sentence of the card, which an answer ranks
+(``retrieval.sentence_vectors``). The file records the embedding model that built them
+(``index_meta``) and refuses to search or write with another (``groundwork reindex``
+re-embeds). For search the card vectors are held in memory as one float32 matrix, reloaded
+when the file changes (also when another process, such as ``groundwork ingest``, wrote it).
+Filters are applied before scoring: the vector side scores only the rows the filter allows,
+the keyword side is one SQL query with the filter in it, so ``k`` results come back whenever
+``k`` cards are allowed.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from groundwork.retrieval.keyword import KeywordIndex, filter_sql, reported
+from groundwork.domain.cards import Card
+from groundwork.embeddings.base import EmbeddingModel
+from groundwork.embeddings.models import MINILM
+from groundwork.retrieval.base import IndexEmbedderMismatch
+from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
 from groundwork.retrieval.rerank import coverage
+from groundwork.retrieval.sentence_vectors import embed_sentences
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -25,7 +34,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from groundwork.domain.cards import Card, Hit
+    from groundwork.domain.cards import Hit
     from groundwork.embeddings.base import Embedder
     from groundwork.retrieval.base import Quality, SearchFilter
 
@@ -51,6 +60,16 @@ class _Vectors:
     collection_codes: dict[str, int]
 
 
+_META = """
+CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reindex_vectors (
+    card_rowid INTEGER PRIMARY KEY REFERENCES cards(rowid) ON DELETE CASCADE,
+    vector BLOB NOT NULL,
+    sentences BLOB
+);
+"""
+
+
 class EmbeddedIndex(KeywordIndex):
     """Hybrid search: BM25 (FTS5) and exact cosine similarity, fused by normalised scores."""
 
@@ -60,11 +79,51 @@ class EmbeddedIndex(KeywordIndex):
         self._vectors: _Vectors | None = None
         self._version = -1
         self._vectors_lock = threading.Lock()
-        self._backfill()
+        with self._transaction():
+            for statement in _META.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            has_vectors = self._db.execute("SELECT 1 FROM card_vectors LIMIT 1").fetchone()
+            if not has_vectors:
+                # Nothing to mix: a file without vectors takes the configured model.
+                self._record("embedding_model", embedder.model)
+            elif self._recorded("embedding_model") is None:
+                # Vectors written before the file recorded their model were MiniLM's, the
+                # only model there was.
+                self._record("embedding_model", MINILM)
+        if self.built_by() == embedder.model:
+            self._backfill()
+
+    def built_by(self) -> EmbeddingModel:
+        """The embedding model of the vectors this file holds."""
+        with self._lock:
+            recorded = self._recorded("embedding_model")
+        assert recorded is not None
+        return recorded
+
+    def _recorded(self, name: str) -> EmbeddingModel | None:
+        row = self._db.execute("SELECT value FROM index_meta WHERE key = ?", (name,)).fetchone()
+        return EmbeddingModel(**json.loads(row[0])) if row else None
+
+    def _record(self, name: str, model: EmbeddingModel) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO index_meta (key, value) VALUES (?, ?)",
+            (name, json.dumps({"name": model.name, "dimension": model.dimension})),
+        )
+
+    def _check(self) -> None:
+        """Refuse to mix: the file's vectors must be the configured model's."""
+        built_by = self.built_by()
+        if built_by != self._embedder.model:
+            raise IndexEmbedderMismatch(built_by, self._embedder.model)
+
+    def _embedded(self, cards: Sequence[Card]) -> CardVectors:
+        passages = self._embedder.embed([passage_text(card) for card in cards], role="passage")
+        return CardVectors(passages, embed_sentences(cards, self._embedder))
 
     def upsert(self, cards: Sequence[Card]) -> None:
-        vectors = self._embedder.embed([passage_text(card) for card in cards]) if cards else None
-        self._write(cards, vectors)
+        self._check()
+        self._write(cards, self._embedded(cards) if cards else None)
         self._vectors = None
 
     def delete_source(self, source_id: str) -> int:
@@ -81,13 +140,20 @@ class EmbeddedIndex(KeywordIndex):
     ) -> None:
         # Embedding is the slow part: done before the transaction, so the old cards stay
         # searchable (and a crash keeps them) until the swap.
+        self._check()
         batches = []
         for start in range(0, len(cards), EMBED_BATCH):
             batch = cards[start : start + EMBED_BATCH]
-            batches.append(self._embedder.embed([passage_text(card) for card in batch]))
+            batches.append(self._embedded(batch))
             if progress:
                 progress(start + len(batch))
-        self._swap(source_id, cards, np.concatenate(batches) if batches else None)
+        vectors = None
+        if batches:
+            vectors = CardVectors(
+                np.concatenate([b.vectors for b in batches]),
+                [blob for b in batches for blob in b.sentences],
+            )
+        self._swap(source_id, cards, vectors)
         self._vectors = None
 
     def search(
@@ -97,16 +163,89 @@ class EmbeddedIndex(KeywordIndex):
             return self._search(query, where, k, quality)
 
     def _search(self, query: str, where: SearchFilter, k: int, quality: Quality) -> list[Hit]:
+        self._check()
         if quality == "fast":
-            return self.hits(self.keyword_ranking(query, where, k))
+            return self.hits(self.keyword_ranking(query, where, k), sentences=True)
         pool = max(PRECISE_POOL, k)
         keyword = self.keyword_ranking(query, where, pool)
         if not keyword and not self._allows_any(where):
             return []  # the question is not embedded for a filter that allows nothing
-        question = self._embedder.embed([query])[0]
+        question = self._embedder.embed([query], role="query")[0]
         vector = self.vector_ranking(question, where, pool)
         fused = fuse(keyword, vector)
-        return rerank(query, self.hits(fused[: max(RERANK_DEPTH, k)]))[:k]
+        hits = rerank(query, self.hits(fused[: max(RERANK_DEPTH, k)]))[:k]
+        return self._with_sentences(hits)
+
+    def _with_sentences(self, hits: list[Hit]) -> list[Hit]:
+        """The stored sentence vectors of the few hits returned (not of the reranked 30)."""
+        if not hits:
+            return hits
+        marks = ", ".join("?" * len(hits))
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT c.id, v.sentences FROM cards c JOIN card_vectors v "
+                f"ON v.card_rowid = c.rowid WHERE c.id IN ({marks})",
+                [hit.card.id for hit in hits],
+            ).fetchall()
+        stored = dict(rows)
+        for hit in hits:
+            hit.sentence_vectors = stored.get(hit.card.id)
+        return hits
+
+    def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
+        """Every card embedded again by the configured model into ``reindex_vectors``, a
+        batch per transaction (a run killed midway goes on from there), then swapped in for
+        the old vectors and recorded as the file's model, in one transaction."""
+        model = self._embedder.model
+        with self._transaction():
+            if self._recorded("reindex_model") != model:
+                self._db.execute("DELETE FROM reindex_vectors")
+                self._record("reindex_model", model)
+            total = int(self._db.execute("SELECT count(*) FROM cards").fetchone()[0])
+            todo = [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT c.rowid FROM cards c LEFT JOIN reindex_vectors r "
+                    "ON r.card_rowid = c.rowid WHERE r.card_rowid IS NULL ORDER BY c.rowid"
+                )
+            ]
+        done = total - len(todo)
+        if progress:
+            progress(done, total)
+        for start in range(0, len(todo), EMBED_BATCH):
+            rowids = todo[start : start + EMBED_BATCH]
+            marks = ", ".join("?" * len(rowids))
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT rowid, payload FROM cards WHERE rowid IN ({marks})", rowids
+                ).fetchall()
+            cards = [Card.model_validate_json(payload) for _, payload in rows]
+            embedded = self._embedded(cards)
+            with self._transaction():
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO reindex_vectors (card_rowid, vector, sentences) "
+                    "VALUES (?, ?, ?)",
+                    [
+                        (rowid, vector.astype("<f4").tobytes(), blob)
+                        for (rowid, _), vector, blob in zip(
+                            rows, embedded.vectors, embedded.sentences, strict=True
+                        )
+                    ],
+                )
+            done += len(rows)
+            if progress:
+                progress(done, total)
+        with self._transaction():
+            self._db.execute("DELETE FROM card_vectors")
+            self._db.execute(
+                "INSERT INTO card_vectors (card_rowid, vector, sentences) "
+                "SELECT card_rowid, vector, sentences FROM reindex_vectors"
+            )
+            self._db.execute("DELETE FROM reindex_vectors")
+            self._db.execute("DELETE FROM index_meta WHERE key = 'reindex_model'")
+            self._record("embedding_model", model)
+        self._vectors = None
+        return total
 
     def vector_ranking(
         self, question: npt.NDArray[np.float32], where: SearchFilter, limit: int
@@ -190,20 +329,19 @@ class EmbeddedIndex(KeywordIndex):
             ).fetchall()
         if not missing:
             return
-        from groundwork.domain.cards import Card
-
         cards = [Card.model_validate_json(payload) for _, payload in missing]
-        vectors = self._embedder.embed([passage_text(card) for card in cards])
-        with self._lock:
-            self._db.execute("BEGIN")
+        embedded = self._embedded(cards)
+        with self._transaction():
             self._db.executemany(
-                "INSERT OR REPLACE INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
+                "INSERT OR REPLACE INTO card_vectors (card_rowid, vector, sentences) "
+                "VALUES (?, ?, ?)",
                 [
-                    (rowid, vector.astype("<f4").tobytes())
-                    for (rowid, _), vector in zip(missing, vectors, strict=True)
+                    (rowid, vector.astype("<f4").tobytes(), blob)
+                    for (rowid, _), vector, blob in zip(
+                        missing, embedded.vectors, embedded.sentences, strict=True
+                    )
                 ],
             )
-            self._db.execute("COMMIT")
 
 
 def passage_text(card: Card) -> str:

@@ -44,5 +44,6 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
                 engine=settings.opensearch_knn_engine,
                 shards=settings.opensearch_shards,
                 replicas=settings.opensearch_replicas,
+                reindex_dir=settings.data_dir / "reindex",
                 read_timeout_s=settings.opensearch_timeout_s,
             )

@@ -1,7 +1,8 @@
 """An on-disk BM25 keyword index: SQLite FTS5, part of Python, nothing to install.
 
-The same file holds each card's vector (``card_vectors``) when the hybrid index writes it, so
-a card, its words and its vector are added and removed in one transaction.
+The same file holds each card's vector and its sentences' vectors (``card_vectors``) when the
+hybrid index writes them, so a card, its words and its vectors are added and removed in one
+transaction.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ import json
 import sqlite3
 import threading
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.domain.cards import Card, Hit
 from groundwork.private_files import create_private
 from groundwork.retrieval.base import (
     Quality,
+    Restriction,
     RetrievalUnavailable,
     Retriever,
     SearchFilter,
@@ -51,7 +54,8 @@ CREATE TABLE IF NOT EXISTS card_tags (
 CREATE INDEX IF NOT EXISTS card_tags_tag ON card_tags(tag, card_rowid);
 CREATE TABLE IF NOT EXISTS card_vectors (
     card_rowid INTEGER PRIMARY KEY REFERENCES cards(rowid) ON DELETE CASCADE,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    sentences BLOB
 );
 """
 # ``scope`` holds one token per collection, source and tag of the card, so that those filters
@@ -73,6 +77,15 @@ _COMMON_SHARE = 0.02
 _COMMON_MIN = 1_000
 
 
+@dataclass(frozen=True)
+class CardVectors:
+    """What the hybrid index writes beside cards: one vector per card, and per card its
+    sentences' vectors (``retrieval.sentence_vectors``)."""
+
+    vectors: npt.NDArray[np.float32]
+    sentences: list[bytes]
+
+
 class KeywordIndex(Retriever):
     """BM25 over text, heading and title; filters are SQL conditions of the same query."""
 
@@ -88,6 +101,10 @@ class KeywordIndex(Retriever):
                 self._db.execute(f"ALTER TABLE cards ADD COLUMN {column} TEXT")
         if "language" not in present:
             add_language_column(self._db)
+        if "sentences" not in {
+            row[1] for row in self._db.execute("PRAGMA table_info(card_vectors)")
+        }:
+            self._db.execute("ALTER TABLE card_vectors ADD COLUMN sentences BLOB")
         self._db.execute("CREATE INDEX IF NOT EXISTS cards_language ON cards(language)")
         self._create_fts()
         self._lock = threading.Lock()
@@ -124,13 +141,11 @@ class KeywordIndex(Retriever):
         if progress:
             progress(len(cards))
 
-    def _write(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
+    def _write(self, cards: Sequence[Card], vectors: CardVectors | None) -> None:
         with self._transaction():
             self._insert(cards, vectors)
 
-    def _swap(
-        self, source_id: str, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None
-    ) -> None:
+    def _swap(self, source_id: str, cards: Sequence[Card], vectors: CardVectors | None) -> None:
         """The source's cards replaced by ``cards`` in one transaction: readers see the old
         version or the new one, and a crash rolls back to the old."""
         if any(card.source_id != source_id for card in cards):
@@ -139,7 +154,7 @@ class KeywordIndex(Retriever):
             self._delete_where("source_id = ?", (source_id,))
             self._insert(cards, vectors)
 
-    def _insert(self, cards: Sequence[Card], vectors: npt.NDArray[np.float32] | None) -> None:
+    def _insert(self, cards: Sequence[Card], vectors: CardVectors | None) -> None:
         """Write cards (and their vectors), inside the caller's transaction."""
         for i, card in enumerate(cards):
             self._delete_where("id = ?", (card.id,))
@@ -161,8 +176,8 @@ class KeywordIndex(Retriever):
             )
             if vectors is not None:
                 self._db.execute(
-                    "INSERT INTO card_vectors (card_rowid, vector) VALUES (?, ?)",
-                    (rowid, vectors[i].astype("<f4").tobytes()),
+                    "INSERT INTO card_vectors (card_rowid, vector, sentences) VALUES (?, ?, ?)",
+                    (rowid, vectors.vectors[i].astype("<f4").tobytes(), vectors.sentences[i]),
                 )
 
     def delete_source(self, source_id: str) -> int:
@@ -213,7 +228,9 @@ class KeywordIndex(Retriever):
         if scope:
             match = f"({match}) AND {scope}"
         conditions, args = filter_sql(
-            where.model_copy(update={"collections": [], "source_ids": None, "tags": None})
+            where.model_copy(
+                update={"collections": [], "source_ids": None, "tags": None, "restricted": {}}
+            )
         )
         # The join costs a lookup per matching card: only a filter needs it.
         join = "JOIN cards c ON c.rowid = cards_fts.rowid " if conditions else ""
@@ -248,21 +265,28 @@ class KeywordIndex(Retriever):
         kept = [t for t in terms if self._frequencies[t] <= common]
         return kept or [min(terms, key=self._frequencies.__getitem__)]
 
-    def hits(self, ranked: Sequence[tuple[int, float]]) -> list[Hit]:
-        """The cards of ``(rowid, score)`` pairs, in the same order."""
+    def hits(self, ranked: Sequence[tuple[int, float]], *, sentences: bool = False) -> list[Hit]:
+        """The cards of ``(rowid, score)`` pairs, in the same order; with ``sentences``, the
+        vectors of their sentences as stored."""
         if not ranked:
             return []
         marks = ", ".join("?" * len(ranked))
+        stored = "v.sentences" if sentences else "NULL"
         with self._lock:
             rows = self._db.execute(
-                f"SELECT rowid, payload FROM cards WHERE rowid IN ({marks})",
+                f"SELECT c.rowid, c.payload, {stored} FROM cards c "
+                f"LEFT JOIN card_vectors v ON v.card_rowid = c.rowid WHERE c.rowid IN ({marks})",
                 [rowid for rowid, _ in ranked],
             ).fetchall()
-        payloads = dict(rows)
+        found = {rowid: (payload, blob) for rowid, payload, blob in rows}
         return [
-            Hit(card=Card.model_validate(json.loads(payloads[rowid])), score=score)
+            Hit(
+                card=Card.model_validate(json.loads(found[rowid][0])),
+                score=score,
+                sentence_vectors=found[rowid][1],
+            )
             for rowid, score in ranked
-            if rowid in payloads
+            if rowid in found
         ]
 
     def count(self, collection: str | None = None) -> int:
@@ -283,11 +307,13 @@ class KeywordIndex(Retriever):
             ).fetchall()
         return {str(name): int(n) for name, n in rows}
 
-    def source_cards(self, collection: str) -> dict[str, int]:
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        conditions, args = filter_sql(where)
         with self._lock, reported():
             rows = self._db.execute(
-                "SELECT source_id, count(*) FROM cards WHERE collection = ? GROUP BY source_id",
-                (collection,),
+                f"SELECT c.source_id, count(*) FROM cards c WHERE 1 {conditions} "
+                "GROUP BY c.source_id",
+                args,
             ).fetchall()
         return {source: int(cards) for source, cards in rows}
 
@@ -321,8 +347,26 @@ def scope_match(where: SearchFilter) -> str | None:
         if values is not None:
             if not values:
                 return None
-            parts.append(f"scope:({' OR '.join(_scope_token(kind, v) for v in values)})")
+            if kind == "collection" and where.restricted:
+                parts.append(_collections_match(values, where.restricted))
+            else:
+                parts.append(_any_of(kind, values))
     return " AND ".join(parts)
+
+
+def _collections_match(collections: list[str], restricted: dict[str, Restriction]) -> str:
+    """A card of a whole collection, or of a restricted one with one of its tags or sources."""
+    whole = [c for c in collections if c not in restricted]
+    alternatives = [_any_of("collection", whole)] if whole else []
+    for name, restriction in restricted.items():
+        allowed = [_scope_token("tag", t) for t in restriction.tags]
+        allowed += [_scope_token("source", s) for s in restriction.source_ids]
+        alternatives.append(f"({_any_of('collection', [name])} AND scope:({' OR '.join(allowed)}))")
+    return f"({' OR '.join(alternatives)})"
+
+
+def _any_of(kind: str, values: list[str]) -> str:
+    return f"scope:({' OR '.join(_scope_token(kind, v) for v in values)})"
 
 
 def _scope_token(kind: str, value: str) -> str:
@@ -360,11 +404,22 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
         parts.append("AND c.language = ?")
         args.append(where.language)
     if where.tags:
-        parts.append(
-            "AND c.rowid IN (SELECT card_rowid FROM card_tags "
-            f"WHERE tag IN ({', '.join('?' * len(where.tags))}))"
-        )
+        parts.append(f"AND {_tagged(where.tags)}")
         args.extend(where.tags)
+    if where.restricted:
+        # A card of an unrestricted collection, or one its collection's restriction allows.
+        names = list(where.restricted)
+        alternatives = [f"c.collection NOT IN ({', '.join('?' * len(names))})"]
+        args.extend(names)
+        for name, restriction in where.restricted.items():
+            allowed = []
+            if restriction.source_ids:
+                allowed.append(f"c.source_id IN ({', '.join('?' * len(restriction.source_ids))})")
+            if restriction.tags:
+                allowed.append(_tagged(restriction.tags))
+            alternatives.append(f"(c.collection = ? AND ({' OR '.join(allowed)}))")
+            args.extend([name, *restriction.source_ids, *restriction.tags])
+        parts.append(f"AND ({' OR '.join(alternatives)})")
     # Overlap of two periods; a card without a date is timeless and kept.
     if where.period_end:
         parts.append("AND (c.period_start IS NULL OR c.period_start <= ?)")
@@ -373,6 +428,13 @@ def filter_sql(where: SearchFilter) -> tuple[str, list[str]]:
         parts.append("AND (c.period_end IS NULL OR c.period_end >= ?)")
         args.append(day(where.period_start))
     return " ".join(parts), args
+
+
+def _tagged(tags: list[str]) -> str:
+    """The condition that a card of ``cards c`` has one of ``tags`` (as many ``?``)."""
+    return (
+        f"c.rowid IN (SELECT card_rowid FROM card_tags WHERE tag IN ({', '.join('?' * len(tags))}))"
+    )
 
 
 def _period(card: Card) -> tuple[str | None, str | None]:

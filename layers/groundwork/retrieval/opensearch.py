@@ -16,30 +16,46 @@ write replaces are found first (by ``card_id`` or ``source_id``), the new ones i
 then the old ones deleted by their ids; the search sees only what the collection has
 refreshed (about a minute). opensearch-py is an optional extra (``pip install
 groundwork[opensearch]``), imported when the index is built.
+
+The index's mapping records the embedding model of its vectors (``_meta``); a search or write
+with another model is refused (:class:`IndexEmbedderMismatch`) until ``reindex`` re-embeds
+every card. Each document also carries its sentences' vectors, not indexed
+(``sentence_vectors``, see ``retrieval.sentence_vectors``).
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import logging
 import os
 import random
+import shutil
 import time
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
 
 from groundwork.circuit import Circuit
 from groundwork.domain.cards import Card, Hit
+from groundwork.embeddings.base import EmbeddingModel
+from groundwork.embeddings.models import E5_SMALL, MINILM
 from groundwork.retrieval.base import (
+    IndexEmbedderMismatch,
+    IndexReindexing,
     Quality,
     RetrievalUnavailable,
     Retriever,
     SearchFilter,
     day,
 )
+from groundwork.retrieval.sentence_vectors import embed_sentences
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from groundwork.embeddings.base import Embedder
 
@@ -59,6 +75,11 @@ WRITE_TIMEOUT_S = 30.0
 BUDGET_FACTOR = 2.0
 #: The largest ``_bulk`` body sent: half the 10 MiB request limit of the smallest domains.
 MAX_BULK_BYTES = 5 * 1024 * 1024
+#: Cards embedded per batch of a reindex: each batch is kept on disk once embedded.
+REINDEX_BATCH = 256
+#: Seconds a process trusts the model its index recorded before asking again (a reindex by
+#: another process changes it).
+CHECK_INTERVAL = 60.0
 #: faiss: production (the only engine of Serverless vector collections); lucene: pure Java,
 #: for nodes without the faiss native libraries (the local node of scripts/services.sh).
 KnnEngine = Literal["faiss", "lucene"]
@@ -66,12 +87,14 @@ KnnEngine = Literal["faiss", "lucene"]
 
 def mapping(
     *,
-    dimension: int = 384,
+    model: EmbeddingModel = E5_SMALL,
     engine: KnnEngine = "faiss",
     shards: int | None = 1,
     replicas: int | None = None,
+    reindexing: bool = False,
 ) -> dict[str, Any]:
-    """The index of cards; ``None`` shards or replicas leave the cluster's default."""
+    """The index of cards, recording the model of its vectors (and, while ``reindex`` writes
+    it, that it is not complete); ``None`` shards or replicas leave the cluster's default."""
     index: dict[str, Any] = {"knn": True}
     if shards is not None:
         index["number_of_shards"] = shards
@@ -81,6 +104,7 @@ def mapping(
         "settings": {"index": index},
         "mappings": {
             "dynamic": "strict",
+            "_meta": _meta(model, reindexing=reindexing),
             "properties": {
                 "card_id": {"type": "keyword"},
                 "write_id": {"type": "keyword"},
@@ -97,7 +121,7 @@ def mapping(
                 "title": {"type": "text", "analyzer": "english"},
                 "embedding": {
                     "type": "knn_vector",
-                    "dimension": dimension,
+                    "dimension": model.dimension,
                     "method": {
                         "name": "hnsw",
                         "engine": engine,
@@ -106,9 +130,17 @@ def mapping(
                     },
                 },
                 "card": {"type": "object", "enabled": False},
+                "sentence_vectors": {"type": "binary"},
             },
         },
     }
+
+
+def _meta(model: EmbeddingModel, *, reindexing: bool = False) -> dict[str, Any]:
+    meta: dict[str, Any] = {"embedding_model": {"name": model.name, "dimension": model.dimension}}
+    if reindexing:
+        meta["reindexing"] = True
+    return meta
 
 
 #: The index mapping and the search pipeline; infra/opensearch/ holds the same as JSON.
@@ -129,7 +161,7 @@ PIPELINE: dict[str, Any] = {
 }
 _FIELDS = ["text^10", "heading^4", "title^2"]
 #: Fields added to the mapping after the first release; ``ensure`` adds them to an older index.
-_LATER_FIELDS = ("language", "char_start", "page")
+_LATER_FIELDS = ("language", "char_start", "page", "sentence_vectors")
 
 
 class OpenSearchIndex(Retriever):
@@ -154,6 +186,7 @@ class OpenSearchIndex(Retriever):
         sleep: Callable[[float], None] = time.sleep,
         read_timeout_s: float = READ_TIMEOUT_S,
         circuit: Circuit | None = None,
+        reindex_dir: Path | None = None,
     ) -> None:
         self._client = client
         self._embedder = embedder
@@ -161,17 +194,19 @@ class OpenSearchIndex(Retriever):
         self._pipeline = pipeline
         self._serverless = serverless
         # Serverless places shards and replicas itself and refuses those settings.
-        self.mapping = mapping(
-            dimension=embedder.dimension,
-            engine=engine,
-            shards=None if serverless else shards,
-            replicas=None if serverless else replicas,
-        )
+        self._layout: dict[str, Any] = {
+            "engine": engine,
+            "shards": None if serverless else shards,
+            "replicas": None if serverless else replicas,
+        }
+        self.mapping = mapping(model=embedder.model, **self._layout)
         self._write_params = {"refresh": "wait_for"} if refresh else {}
         self._sleep = sleep
         self._read_timeout_s = read_timeout_s
         self._circuit = circuit or Circuit(RetrievalUnavailable)
         self._ensured = False
+        self._checked_at: float | None = None
+        self._reindex_dir = reindex_dir or Path(".groundwork") / "reindex"
 
     def ensure(self) -> None:
         """Create the search pipeline and the index unless they exist; idempotent.
@@ -192,7 +227,9 @@ class OpenSearchIndex(Retriever):
         except RequestError as error:
             if error.error != "resource_already_exists_exception":
                 raise
-            # An index created before cards had these fields gains them (strict mapping).
+            # An index created before cards had these fields (a language, where they are in
+            # their document, their sentences' vectors) gains them (strict mapping); its
+            # recorded model stays its own.
             properties = self.mapping["mappings"]["properties"]
             later = {name: properties[name] for name in _LATER_FIELDS}
             self._call(
@@ -200,10 +237,128 @@ class OpenSearchIndex(Retriever):
             )
         self._ensured = True
 
+    def built_by(self) -> EmbeddingModel | None:
+        """The embedding model the index's vectors were built by (None: no index yet)."""
+        from opensearchpy.exceptions import NotFoundError
+
+        try:
+            response = self._call(
+                self._client.indices.get_mapping, timeout_s=self._read_timeout_s, index=self._index
+            )
+        except NotFoundError:
+            return None
+        mappings = next(iter(response.values()))["mappings"]
+        meta = mappings.get("_meta", {})
+        recorded = meta.get("embedding_model")
+        if meta.get("reindexing"):
+            raise IndexReindexing()
+        # An index from before the record holds MiniLM's vectors, the only model there was.
+        return EmbeddingModel(**recorded) if recorded else MINILM
+
+    def _check(self) -> None:
+        """Refuse to mix two models' vectors; once it passed, asked again after a minute."""
+        now = time.monotonic()
+        if self._checked_at is not None and now - self._checked_at < CHECK_INTERVAL:
+            return
+        built_by = self.built_by()
+        if built_by is not None and built_by != self._embedder.model:
+            raise IndexEmbedderMismatch(built_by, self._embedder.model)
+        self._checked_at = now if built_by is not None else None
+
+    def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
+        """Every card embedded again by the configured model, and the index rebuilt with it.
+
+        OpenSearch cannot change a vector field's dimension, so the index is written anew,
+        through files under ``reindex_dir`` that make a killed run go on where it stopped:
+        the cards are read out once (``cards.jsonl``, never again: the index may be half
+        rebuilt after that), embedded a batch at a time (each batch kept, ``batch-N.npz``),
+        then the index is deleted, created with the new model's mapping marked
+        ``reindexing`` (searches are refused meanwhile), written, and marked complete. A run
+        killed while writing writes it all again. The files go once the index is complete.
+        """
+        work = self._reindex_dir / self._index
+        work.mkdir(parents=True, exist_ok=True)
+        cards_file = work / "cards.jsonl"
+        if not cards_file.exists():
+            partial = work / "cards.jsonl.part"
+            with partial.open("w") as out:
+                for card in self._all_cards():
+                    out.write(card.model_dump_json() + "\n")
+            partial.replace(cards_file)
+        cards = [Card.model_validate_json(line) for line in cards_file.open()]
+        batches = range(0, len(cards), REINDEX_BATCH)
+        for n, start in enumerate(batches):
+            path = work / f"batch-{n}.npz"
+            if not path.exists():
+                batch = cards[start : start + REINDEX_BATCH]
+                vectors = self._embedder.embed(
+                    [_embedded_text(card) for card in batch], role="passage"
+                )
+                sentences = embed_sentences(batch, self._embedder)
+                partial = work / f"batch-{n}.part.npz"
+                np.savez(
+                    partial,
+                    vectors=vectors,
+                    sentences=np.frombuffer(b"".join(sentences), dtype=np.uint8),
+                    ends=np.cumsum([len(blob) for blob in sentences]),
+                )
+                partial.replace(path)
+            if progress:
+                progress(min(start + REINDEX_BATCH, len(cards)), len(cards))
+        self._rebuild(cards, work, len(batches))
+        shutil.rmtree(work)
+        return len(cards)
+
+    def _rebuild(self, cards: list[Card], work: Path, batches: int) -> None:
+        from opensearchpy.exceptions import NotFoundError
+
+        with contextlib.suppress(NotFoundError):
+            self._call(self._client.indices.delete, index=self._index)
+        self._ensured = False
+        self.mapping = mapping(model=self._embedder.model, reindexing=True, **self._layout)
+        self.ensure()
+        for n in range(batches):
+            with np.load(work / f"batch-{n}.npz") as saved:
+                blob, ends = saved["sentences"].tobytes(), saved["ends"].tolist()
+                starts = [0, *ends[:-1]]
+                embedded = (
+                    saved["vectors"],
+                    [blob[a:b] for a, b in zip(starts, ends, strict=True)],
+                )
+            batch = cards[n * REINDEX_BATCH : (n + 1) * REINDEX_BATCH]
+            self._bulk(self._index_actions(batch, embedded))
+        self._call(
+            self._client.indices.put_mapping,
+            index=self._index,
+            body={"_meta": _meta(self._embedder.model)},
+        )
+        self.mapping = mapping(model=self._embedder.model, **self._layout)
+        self._checked_at = None
+
+    def _all_cards(self) -> Iterator[Card]:
+        after: list[Any] | None = None
+        while True:
+            body: dict[str, Any] = {
+                "size": 500,
+                "_source": {"includes": ["card"]},
+                "query": {"match_all": {}},
+                "sort": [{"write_id": "asc"}],
+            }
+            if after is not None:
+                body["search_after"] = after
+            response = self._read(self._client.search, index=self._index, body=body)
+            hits = response["hits"]["hits"] if response else []
+            for hit in hits:
+                yield Card.model_validate(hit["_source"]["card"])
+            if len(hits) < body["size"]:
+                return
+            after = hits[-1]["sort"]
+
     def upsert(self, cards: Sequence[Card]) -> None:
         if not cards:
             return
         self._ready_to_write()
+        self._check()
         stale: list[str] = []
         if self._serverless:
             stale = self._ids({"terms": {"card_id": [card.id for card in cards]}})
@@ -219,6 +374,7 @@ class OpenSearchIndex(Retriever):
     ) -> None:
         """The new cards are written first; then the source's cards not among them go."""
         self._ready_to_write()
+        self._check()
         query = {"term": {"source_id": source_id}}
         if self._serverless:
             stale = self._ids(query)
@@ -266,12 +422,17 @@ class OpenSearchIndex(Retriever):
     def search(
         self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
     ) -> list[Hit]:
+        self._check()
         body, params = self.search_request(query, where, k, quality)
         response = self._read(self._client.search, index=self._index, body=body, params=params)
         if response is None:
             return []
         return [
-            Hit(card=Card.model_validate(hit["_source"]["card"]), score=float(hit["_score"]))
+            Hit(
+                card=Card.model_validate(hit["_source"]["card"]),
+                score=float(hit["_score"]),
+                sentence_vectors=base64.b64decode(hit["_source"].get("sentence_vectors") or ""),
+            )
             for hit in response["hits"]["hits"]
         ]
 
@@ -286,11 +447,11 @@ class OpenSearchIndex(Retriever):
                 "filter": filters,
             }
         }
-        source = {"includes": ["card"]}
+        source = {"includes": ["card", "sentence_vectors"]}
         if quality == "fast":
             return {"size": k, "_source": source, "query": keyword}, {}
         knn: dict[str, Any] = {
-            "vector": [float(x) for x in self._embedder.embed([query])[0]],
+            "vector": [float(x) for x in self._embedder.embed([query], role="query")[0]],
             "k": max(PRECISE_POOL, k),
         }
         if filters:
@@ -319,15 +480,9 @@ class OpenSearchIndex(Retriever):
         buckets = response.get("aggregations", {}).get("collections", {}).get("buckets", [])
         return {str(b["key"]): int(b["doc_count"]) for b in buckets}
 
-    def source_cards(self, collection: str) -> dict[str, int]:
-        """A composite aggregation on ``source_id``, paged: any number of sources. On a
-        managed domain the index is refreshed first, so cards written a moment ago count
-        (Serverless refreshes on its own, within about a minute)."""
-        if (
-            not self._serverless
-            and self._read(self._client.indices.refresh, index=self._index) is None
-        ):
-            return {}  # no index: nothing was written, or it was lost
+    def source_counts(self, where: SearchFilter) -> dict[str, int]:
+        """A composite aggregation on ``source_id`` under the filter, paged: any number of
+        sources. A read: what was written less than a refresh ago may not count yet."""
         counts: dict[str, int] = {}
         after: dict[str, Any] | None = None
         while True:
@@ -339,7 +494,7 @@ class OpenSearchIndex(Retriever):
                 sources["after"] = after
             body = {
                 "size": 0,
-                "query": {"term": {"collection": collection}},
+                "query": {"bool": {"filter": filter_clauses(where)}},
                 "aggs": {"sources": {"composite": sources}},
             }
             response = self._read(self._client.search, index=self._index, body=body)
@@ -351,6 +506,17 @@ class OpenSearchIndex(Retriever):
             after = aggregation.get("after_key")
             if not aggregation["buckets"] or after is None:
                 return counts
+
+    def source_cards(self, collection: str) -> dict[str, int]:
+        """On a managed domain the index is refreshed first, so cards written a moment ago
+        count (Serverless refreshes on its own, within about a minute). Ingest's check: a
+        write, which needs the rights to refresh."""
+        if (
+            not self._serverless
+            and self._read(self._client.indices.refresh, index=self._index) is None
+        ):
+            return {}  # no index: nothing was written, or it was lost
+        return self.source_counts(SearchFilter(collections=[collection]))
 
     def _read(self, method: Callable[..., Any], **kwargs: Any) -> Any:
         """A read, within the read timeout; ``None`` when nothing was written yet (no index,
@@ -385,14 +551,24 @@ class OpenSearchIndex(Retriever):
         if not self._ensured:
             self.ensure()
 
-    def _index_actions(self, cards: Sequence[Card]) -> list[dict[str, Any]]:
-        vectors = self._embedder.embed([_embedded_text(card) for card in cards])
+    def _index_actions(
+        self, cards: Sequence[Card], embedded: tuple[Any, list[bytes]] | None = None
+    ) -> list[dict[str, Any]]:
+        """The bulk lines writing ``cards``, embedded now unless ``embedded`` holds their
+        vectors and sentence vectors already."""
+        if embedded is None:
+            texts = [_embedded_text(card) for card in cards]
+            embedded = (
+                self._embedder.embed(texts, role="passage"),
+                embed_sentences(cards, self._embedder),
+            )
+        vectors, sentences = embedded
         actions: list[dict[str, Any]] = []
-        for card, vector in zip(cards, vectors, strict=True):
+        for card, vector, blob in zip(cards, vectors, sentences, strict=True):
             action: dict[str, Any] = {"_index": self._index}
             if not self._serverless:
                 action["_id"] = card.id  # a stable id: writing a card again replaces it
-            actions += [{"index": action}, document(card, [float(x) for x in vector])]
+            actions += [{"index": action}, document(card, [float(x) for x in vector], blob)]
         return actions
 
     def _ids(self, query: dict[str, Any]) -> list[str]:
@@ -501,8 +677,8 @@ class OpenSearchIndex(Retriever):
         raise RetrievalUnavailable(f"OpenSearch did not answer: {last}") from last
 
 
-def document(card: Card, vector: list[float]) -> dict[str, Any]:
-    """The indexed document of a card: searchable fields, filters, vector and the card."""
+def document(card: Card, vector: list[float], sentences: bytes = b"") -> dict[str, Any]:
+    """The indexed document of a card: searchable fields, filters, vectors and the card."""
     start = card.period_start or card.period_end
     end = card.period_end or card.period_start
     return {
@@ -521,6 +697,7 @@ def document(card: Card, vector: list[float]) -> dict[str, Any]:
         "title": card.title or "",
         "embedding": vector,
         "card": json.loads(card.model_dump_json()),
+        "sentence_vectors": base64.b64encode(sentences).decode(),
     }
 
 
@@ -537,6 +714,8 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
             clauses.append({"terms": {field: values}})
     if where.language is not None:
         clauses.append({"term": {"language": where.language}})
+    if where.restricted:
+        clauses.append(_restricted_clause(where))
     for field, bound, value in (
         ("period_start", "lte", day(where.period_end, end=True) if where.period_end else None),
         ("period_end", "gte", day(where.period_start) if where.period_start else None),
@@ -554,6 +733,29 @@ def filter_clauses(where: SearchFilter) -> list[dict[str, Any]]:
                 }
             )
     return clauses
+
+
+def _restricted_clause(where: SearchFilter) -> dict[str, Any]:
+    """A card of an unrestricted collection, or one its collection's restriction allows."""
+    alternatives: list[dict[str, Any]] = [
+        {"bool": {"must_not": [{"terms": {"collection": list(where.restricted)}}]}}
+    ]
+    for name, restriction in where.restricted.items():
+        allowed = [
+            {"terms": {field: values}}
+            for field, values in (("tags", restriction.tags), ("source_id", restriction.source_ids))
+            if values
+        ]
+        alternatives.append(
+            {
+                "bool": {
+                    "filter": [{"term": {"collection": name}}],
+                    "should": allowed,
+                    "minimum_should_match": 1,
+                }
+            }
+        )
+    return {"bool": {"should": alternatives, "minimum_should_match": 1}}
 
 
 def connect(url: str, *, region: str | None, service: str | None) -> Any:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from groundwork.answer.service import AnswerOptions
 from groundwork.generation.base import Turn
+from groundwork.ingest.document import passage_tags
 from groundwork.retrieval.base import SearchFilter
 from groundwork.starters.candidates import candidates, document_language, is_boilerplate
 from groundwork.storage.starters import StarterRecord, proposal_id
@@ -56,8 +57,11 @@ class StarterProposer:
     #: answer pipeline's answerability check (``answerable``).
     checks: Sequence[AnswerCheck] = field(default_factory=tuple)
 
-    def propose(self, document: Document, collection: str, source_id: str) -> list[StarterRecord]:
-        """Replace the source's proposals with new ones; returns those kept."""
+    def propose(
+        self, document: Document, collection: str, source_id: str, *, tags: Sequence[str] = ()
+    ) -> list[StarterRecord]:
+        """Replace the source's proposals with new ones; returns those kept. ``tags`` are
+        those ingest gives every card of the source."""
         language = document_language(document)
         kept: list[Candidate] = []
         for candidate in _spread(candidates(document, language), self.per_source):
@@ -72,6 +76,7 @@ class StarterProposer:
                 text=candidate.text,
                 language=candidate.language,
                 source_id=source_id,
+                tags=_drawn_from_tags(document, candidate, tags),
                 origin="proposed",
                 rank=rank,
             )
@@ -91,6 +96,20 @@ class StarterProposer:
             AnswerOptions(language=candidate.language),
         )
         return all(check(candidate.text, answer) for check in (cited, *self.checks))
+
+
+def _drawn_from_tags(document: Document, candidate: Candidate, extra: Sequence[str]) -> list[str]:
+    """The tags every card the candidate was drawn from has: its passage's, or for a heading,
+    those of every passage under that heading (its question may use any of their words)."""
+    passages = document.passages
+    origin = passages[candidate.position]
+    drawn = [origin]
+    if candidate.kind == "heading":
+        drawn = [p for p in passages if p.heading_path == origin.heading_path]
+    common = set(passage_tags(document, drawn[0], extra))
+    for passage in drawn[1:]:
+        common &= set(passage_tags(document, passage, extra))
+    return sorted(common)
 
 
 def _spread(found: list[Candidate], wanted: int) -> list[Candidate]:

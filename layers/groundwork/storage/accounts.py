@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
 
 from groundwork.storage.records import (
     ApiKeyRecord,
@@ -12,6 +13,9 @@ from groundwork.storage.records import (
     hash_api_key,
     new_api_key,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class AccountStore(ABC):
@@ -55,20 +59,46 @@ class AccountStore(ABC):
     def list_collections(self) -> list[CollectionRecord]:
         """Every collection, by name."""
 
-    @abstractmethod
-    def grant(self, user_id: str, collection: str) -> GrantRecord:
-        """Let the user see the collection (again: no error). ``NotFound`` if either is missing."""
+    def grant(
+        self,
+        user_id: str,
+        collection: str,
+        *,
+        tags: Sequence[str] = (),
+        source_ids: Sequence[str] = (),
+    ) -> GrantRecord:
+        """Let the user see the collection: all of it, or with ``tags`` or ``source_ids``, the
+        cards that have one of the tags or come from one of the sources. A grant replaces the
+        user's earlier grant of the collection. ``NotFound`` if the user or collection is
+        missing."""
+        record = GrantRecord(
+            user_id=user_id,
+            collection=collection,
+            created=self._now(),
+            tags=sorted(set(tags)),
+            source_ids=sorted(set(source_ids)),
+        )
+        self._put_grant(record)
+        return record
 
     @abstractmethod
     def revoke(self, user_id: str, collection: str) -> bool:
         """False when the user had no grant."""
 
     @abstractmethod
+    def grants(self, user_id: str) -> list[GrantRecord]:
+        """The user's grants, by collection."""
+
     def visible_collections(self, user_id: str) -> list[str]:
-        """The names of the collections the user may see, sorted."""
+        """The names of the collections the user may see (wholly or in part), sorted."""
+        return [grant.collection for grant in self.grants(user_id)]
 
     def can_see(self, user_id: str, collection: str) -> bool:
         return collection in self.visible_collections(user_id)
+
+    @abstractmethod
+    def _put_grant(self, record: GrantRecord) -> None:
+        """Create or replace the grant; ``NotFound`` when the user or collection is missing."""
 
     @abstractmethod
     def _put_api_key(self, record: ApiKeyRecord) -> None:

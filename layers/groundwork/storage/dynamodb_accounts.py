@@ -59,18 +59,19 @@ class DynamoDBAccountStore(AccountStore):
         items = self._table.query("COLLECTIONS", index="gsi1")
         return [CollectionRecord.model_validate_json(text(item, "body")) for item in items]
 
-    def grant(self, user_id: str, collection: str) -> GrantRecord:
-        grant = GrantRecord(user_id=user_id, collection=collection, created=self._now())
-        item = {**key(f"USER#{user_id}", f"GRANT#{collection}"), "body": s(grant.model_dump_json())}
-        self._put_checked(item, [_user_key(user_id), _collection_key(collection)])
-        return grant
+    def _put_grant(self, record: GrantRecord) -> None:
+        item = {
+            **key(f"USER#{record.user_id}", f"GRANT#{record.collection}"),
+            "body": s(record.model_dump_json()),
+        }
+        self._put_checked(item, [_user_key(record.user_id), _collection_key(record.collection)])
 
     def revoke(self, user_id: str, collection: str) -> bool:
         return self._table.delete(f"USER#{user_id}", f"GRANT#{collection}")
 
-    def visible_collections(self, user_id: str) -> list[str]:
+    def grants(self, user_id: str) -> list[GrantRecord]:
         items = self._table.query(f"USER#{user_id}", "GRANT#")
-        return [text(item, "sk").removeprefix("GRANT#") for item in items]
+        return [GrantRecord.model_validate_json(text(item, "body")) for item in items]
 
     def can_see(self, user_id: str, collection: str) -> bool:
         return self._table.get(f"USER#{user_id}", f"GRANT#{collection}") is not None

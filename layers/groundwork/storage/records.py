@@ -51,11 +51,19 @@ class CollectionRecord(BaseModel):
 
 
 class GrantRecord(BaseModel):
-    """The user may see the collection."""
+    """The user may see the collection: all of it, or, with a filter, the cards that have one
+    of ``tags`` or come from one of ``source_ids`` (see ``groundwork.auth.access``)."""
 
     user_id: str
     collection: str
     created: int
+    tags: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def whole(self) -> bool:
+        """No filter: every card of the collection."""
+        return not self.tags and not self.source_ids
 
 
 class ConversationRecord(BaseModel):

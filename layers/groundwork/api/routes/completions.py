@@ -26,7 +26,7 @@ from groundwork.api.schemas.completions import (
     Usage,
 )
 from groundwork.api.schemas.errors import error_responses
-from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.auth.keys import UserAccess  # noqa: TC001 (FastAPI resolves it)
 from groundwork.chat.language import answer_language
 from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError, BackendUnavailable, unavailable
@@ -47,7 +47,7 @@ router = APIRouter(prefix="/v1", tags=["chat completions"])
 _STREAM_DOC = (
     "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
     "chunk (empty `delta`, `finish_reason`) carries `citations`, `grounding_supports`, "
-    "`support_score` and `answerability`."
+    "`support_score`, `answerability`, `confidence` and `refusal_reason`."
 )
 
 
@@ -64,7 +64,7 @@ async def create_chat_completion(
     request: Request,
     service: AnswerServiceDep,
     settings: SettingsDep,
-    visible: VisibleCollections,
+    access: UserAccess,
 ) -> ChatCompletion | Response:
     if body.n not in (None, 1):
         raise ApiError(
@@ -78,7 +78,7 @@ async def create_chat_completion(
         get_stores(settings).accounts,
         get_storage(settings),
         get_retriever(settings),
-        visible,
+        access,
         collection=body.collection or settings.default_collection,
         scope=body.scope,
         tags=body.tags,
@@ -113,6 +113,8 @@ async def create_chat_completion(
             language=answer.language,
             requested_language=options.language,
             answerability=answer.answerability,
+            confidence=answer.confidence,
+            refusal_reason=answer.refusal_reason,
         )
     events = service.stream(turns, where, options)
     # The first event is awaited a while before the response starts, so that a bad request or
@@ -168,6 +170,8 @@ async def _sse(
                         "language": event.language,
                         "requested_language": requested_language,
                         "answerability": event.answerability,
+                        "confidence": event.confidence,
+                        "refusal_reason": event.refusal_reason,
                     }
                 )
                 if prompt_tokens is not None:

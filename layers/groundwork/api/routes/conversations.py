@@ -15,7 +15,9 @@ from groundwork.api.schemas.chat import (
     SelectVersionRequest,
 )
 from groundwork.api.schemas.errors import error_responses
+from groundwork.auth.access import Access
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
+from groundwork.chat.history import shown
 from groundwork.chat.ownership import owned_conversation
 from groundwork.errors import ApiError
 from groundwork.storage.factory import get_stores
@@ -43,9 +45,9 @@ def get_conversation(conv_id: str, user: CurrentUser, settings: SettingsDep) -> 
 
 @router.get("/{conv_id}/feed", response_model=Feed)
 def get_feed(conv_id: str, user: CurrentUser, settings: SettingsDep) -> Feed:
-    conversations = get_stores(settings).conversations
-    owned_conversation(conversations, user, conv_id)
-    return _feed(conv_id, conversations.feed(conv_id))
+    stores = get_stores(settings)
+    owned_conversation(stores.conversations, user, conv_id)
+    return _feed(conv_id, stores.conversations.feed(conv_id), Access.of(stores.accounts, user.id))
 
 
 @router.post("/{conv_id}/versions", response_model=Feed, responses=error_responses(400))
@@ -53,7 +55,8 @@ def select_version(
     conv_id: str, body: SelectVersionRequest, user: CurrentUser, settings: SettingsDep
 ) -> Feed:
     """Select a version of a turn; the feed then follows that version's branch."""
-    conversations = get_stores(settings).conversations
+    stores = get_stores(settings)
+    conversations = stores.conversations
     owned_conversation(conversations, user, conv_id)
     if conversations.get_question(conv_id, body.question_id) is None:
         raise ApiError(
@@ -63,24 +66,26 @@ def select_version(
             param="question_id",
         )
     conversations.select_version(conv_id, body.question_id)
-    return _feed(conv_id, conversations.feed(conv_id))
+    return _feed(conv_id, conversations.feed(conv_id), Access.of(stores.accounts, user.id))
 
 
-def _feed(conv_id: str, turns: list[Turn]) -> Feed:
+def _feed(conv_id: str, turns: list[Turn], access: Access) -> Feed:
     items = []
     for turn in turns:
         chosen = turn.selected
         origin = chosen.details.get("origin")
+        visible = shown(chosen, access)
         items.append(
             FeedItem(
                 question_id=chosen.id,
                 turn_id=turn.turn_id,
                 question=chosen.question,
-                answer=chosen.answer,
+                answer=chosen.answer if visible else "",
                 answer_id=chosen.answer_id,
-                citations=chosen.citations,
-                grounding_supports=chosen.grounding_supports,
-                support_score=chosen.support,
+                citations=chosen.citations if visible else [],
+                grounding_supports=chosen.grounding_supports if visible else [],
+                support_score=chosen.support if visible else None,
+                withheld=not visible,
                 cached=chosen.cached,
                 quality=chosen.quality,
                 origin=origin if isinstance(origin, str) else None,

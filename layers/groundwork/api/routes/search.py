@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
 from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.search import SearchRequest, SearchResponse, SearchResult
-from groundwork.auth.keys import VisibleCollections  # noqa: TC001 (FastAPI resolves it)
+from groundwork.auth.keys import UserAccess  # noqa: TC001 (FastAPI resolves it)
 from groundwork.chat.request import ChatScope
 from groundwork.chat.scope import resolve_scope
 from groundwork.errors import ApiError
@@ -18,9 +18,7 @@ router = APIRouter(prefix="/v1", tags=["search"], responses=error_responses(400,
 
 
 @router.post("/search", response_model=SearchResponse)
-def search(
-    body: SearchRequest, settings: SettingsDep, visible: VisibleCollections
-) -> SearchResponse:
+def search(body: SearchRequest, settings: SettingsDep, access: UserAccess) -> SearchResponse:
     if not body.query.strip():
         raise ApiError(400, "query.empty", "The query has no words to search for.", param="query")
     retriever = get_retriever(settings)
@@ -29,7 +27,7 @@ def search(
         get_stores(settings).accounts,
         get_storage(settings),
         retriever,
-        visible,
+        access,
         collection=body.collection or settings.default_collection,
         scope=ChatScope(collections=body.scope.collections, tags=body.scope.tags)
         if body.scope

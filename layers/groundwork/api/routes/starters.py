@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from groundwork.api.dependencies import SettingsDep  # noqa: TC001
 from groundwork.api.schemas.errors import error_responses
 from groundwork.api.schemas.starters import Starter, StarterList
+from groundwork.auth.access import Access
 from groundwork.auth.keys import CurrentUser  # noqa: TC001
 from groundwork.errors import ApiError
 from groundwork.starters.listing import list_starters
@@ -27,15 +28,15 @@ def starters(
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> StarterList:
     stores = get_stores(settings)
-    visible = stores.accounts.visible_collections(user.id)
-    if collection is not None and collection not in visible:
+    access = Access.of(stores.accounts, user.id)
+    if collection is not None and collection not in access:
         from groundwork.chat.scope import check_collection
         from groundwork.retrieval.factory import get_retriever
 
         check_collection(
             stores.accounts,
             get_retriever(settings),
-            set(visible),
+            access,
             collection,
             param="query.collection",
         )
@@ -49,8 +50,8 @@ def starters(
                 param="query.language",
             )
         language = code
-    names = [collection] if collection is not None else sorted(visible)
-    found = list_starters(stores.starters, names, language=language, limit=limit)
+    names = [collection] if collection is not None else access.collections
+    found = list_starters(stores.starters, names, access, language=language, limit=limit)
     return StarterList(
         data=[
             Starter(

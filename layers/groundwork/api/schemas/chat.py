@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from groundwork.answer.confidence import RefusalReason  # noqa: TC001 (pydantic needs it)
 from groundwork.chat.request import ChatScope, Quality  # noqa: TC001 (pydantic needs them)
 from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
     Citation,
@@ -35,11 +36,26 @@ class ChatDone(BaseModel):
         description="The cited sentences of `text` (UTF-8 byte offsets) and their citations; "
         "empty for an answer saved before they were kept.",
     )
-    support_score: float | None = Field(None, description="How grounded the answer is, 0–1.")
+    support_score: float | None = Field(
+        None,
+        description="0–1: how well the citations back the answer's sentences (a quote supports "
+        "itself: grounded, not necessarily an answer to the question).",
+    )
     answerability: float | None = Field(
         None,
         description="0–1: how likely the documents answer the question; null for an answer "
         "saved before it was measured.",
+    )
+    confidence: float | None = Field(
+        None,
+        description="0–1: how likely this answer answers the question (calibrated on real "
+        "questions; the extractive composer refuses under 0.051); null for an answer saved "
+        "before it was measured.",
+    )
+    refusal_reason: RefusalReason | None = Field(
+        None,
+        description="Why the answer cites nothing, when it refuses: `no_relevant_passage`, "
+        "`passages_do_not_answer` or `answer_not_grounded`.",
     )
     cached: bool = Field(..., description="The answer came from the response cache.")
     language: str | None = None
@@ -70,6 +86,11 @@ class FeedItem(BaseModel):
     origin: str | None
     created: int
     versions: list[FeedVersion] = Field(..., description="Every version of the turn, oldest first.")
+    withheld: bool = Field(
+        False,
+        description="The answer came from documents the user no longer sees (a grant changed): "
+        "its text and citations are left out.",
+    )
 
 
 class Feed(BaseModel):

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from groundwork.answer.confidence import RefusalReason  # noqa: TC001 (pydantic needs it at run time)
 from groundwork.chat.request import ChatScope  # noqa: TC001 (pydantic needs it at run time)
 from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
     Citation,
@@ -113,8 +114,9 @@ class ChatCompletion(BaseModel):
     )
     support_score: float | None = Field(
         None,
-        description="0–1: how well the retrieved passages support the answer's sentences "
-        "(null when nothing was retrieved).",
+        description="0–1: how well the citations back the answer's sentences (null when "
+        "nothing was retrieved). A quote supports itself: it says the text is grounded, not "
+        "that it answers the question (that is `confidence`).",
     )
     language: str | None = Field(
         None,
@@ -127,5 +129,15 @@ class ChatCompletion(BaseModel):
     answerability: float = Field(
         ...,
         description="0–1: how likely the documents answer the question (and, for a model's "
-        "answer, that its sentences address it); under 0.5 the extractive composer refuses.",
+        "answer, that its sentences address it).",
+    )
+    confidence: float = Field(
+        0.0,
+        description="0–1: how likely this answer answers the question, calibrated on real "
+        "questions; the extractive composer refuses under 0.051. Threshold it to refuse more.",
+    )
+    refusal_reason: RefusalReason | None = Field(
+        None,
+        description="Why the answer cites nothing, when it refuses: `no_relevant_passage`, "
+        "`passages_do_not_answer` or `answer_not_grounded`; null for an answer.",
     )

@@ -88,20 +88,45 @@ function languageNotice(done) {
   return [el("p", { class: "language-notice", role: "note" }, text)];
 }
 
+// Why an answer refuses, by its reason code (docs/chat-completions.md).
+const REFUSALS = {
+  no_relevant_passage: "No passage of the documents is about this question.",
+  passages_do_not_answer: "The passages found do not answer this question.",
+  answer_not_grounded: "The answer written was not backed by the passages it cited.",
+};
+
+// Confidence is how likely the answer answers the question; the support score only says how
+// well the cited passages back its text (a quote always backs itself), so it is labelled so.
+function refusalNotice(done) {
+  const reason = done.refusal_reason;
+  if (typeof reason !== "string") return [];
+  return [el("p", { class: "refusal", role: "note" }, REFUSALS[reason] ?? reason)];
+}
+
 export function showDone(target, done, onFresh) {
   const body = el("div", { class: "answer-body" });
   const scored = renderAnswer(body, done.text, done.citations, done.grounding_supports);
   const meta = el(
     "p",
     { class: "meta" },
-    done.support_score === null ? "" : `Support ${done.support_score.toFixed(2)} · `,
-    typeof done.answerability === "number"
-      ? `Answerability ${done.answerability.toFixed(2)} · `
+    typeof done.confidence === "number" && done.refusal_reason == null
+      ? el(
+          "span",
+          { title: "How likely this answer answers the question" },
+          `Confidence ${done.confidence.toFixed(2)} · `,
+        )
       : "",
+    done.support_score === null
+      ? ""
+      : el(
+          "span",
+          { title: "How well the cited passages back the text (not whether it answers)" },
+          `Citations back the text ${done.support_score.toFixed(2)} · `,
+        ),
     done.quality,
     done.language ? ` · ${done.language}` : "",
   );
-  target.replaceChildren(body, meta, ...languageNotice(done));
+  target.replaceChildren(body, meta, ...refusalNotice(done), ...languageNotice(done));
   if (done.cached) {
     target.append(
       el(

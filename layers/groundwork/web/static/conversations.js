@@ -130,19 +130,31 @@ function turn(conversationId, item) {
     if (done) render(await feed(conversationId), item.turn_id);
   };
   const regenerate = () => again(item.question, { bypass_cache: true });
-  showDone(
-    answer,
-    {
-      text: item.answer,
-      citations: item.citations,
-      grounding_supports: item.grounding_supports,
-      support_score: item.support_score,
-      cached: item.cached,
-      quality: item.quality,
-      language: null,
-    },
-    regenerate,
-  );
+  if (item.withheld) {
+    // Answered from documents the key's user no longer sees: the server sent no text.
+    answer.replaceChildren(
+      el(
+        "p",
+        { class: "withheld", role: "status" },
+        "This answer came from documents you no longer have access to. " +
+          "Regenerate it to answer from what you can see now.",
+      ),
+    );
+  } else {
+    showDone(
+      answer,
+      {
+        text: item.answer,
+        citations: item.citations,
+        grounding_supports: item.grounding_supports,
+        support_score: item.support_score,
+        cached: item.cached,
+        quality: item.quality,
+        language: null,
+      },
+      regenerate,
+    );
+  }
   const edit = () => {
     const box = el("textarea", { rows: "2", "aria-label": "Edited question" });
     box.value = item.question;

@@ -1,0 +1,303 @@
+"""Retrieval and answers across languages, on parallel documents: the Open Source Guides.
+
+Documents: the Open Source Guides (github.com/github/opensource.guide, CC-BY-4.0): the
+articles under ``_articles/`` in English and their translations under ``_articles/<lang>/``.
+The eight articles whose sections line up in every language measured are indexed, each
+language in its own collection (``guide-<lang>``), cut into cards by the Markdown parser as
+``groundwork ingest`` does. Questions: ``bench/data/guide_questions.jsonl``, 51 questions
+about one section each, written in English for this benchmark and translated into ten
+languages by the same author (an AI model; no native speaker checked them). A question's gold
+is every card of its section (the section's heading, matched in each language by position).
+
+Parts (``--parts``):
+
+- ``retrieval``: R@1 and R@5 (a gold card among the first five) of ``precise`` search, per
+  embedder and backend: each language's questions over its own documents (same language),
+  and over the English documents (across languages).
+- ``answers``: the extractive composer with the configured answer path, on the embedded
+  index: questions in each language over the English documents and over their own
+  language's; answered (not refused), gold cited, and time to first token.
+- ``language``: the English and German documents in one collection; English questions with
+  ``language: de``, and German questions asked as they are: how often a German passage is
+  cited.
+
+    .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
+        [--backends embedded,opensearch] [--parts retrieval,answers,language]
+        [--languages de,es,...] [--cache FILE.npz]   # keep the embeddings for the next run
+
+``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
+eleven languages kept in ``bench/data/opensource-guide``, with their licence and source).
+OpenSearch needs ``GROUNDWORK_OPENSEARCH_URL``
+(``eval "$(scripts/services.sh up)"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench.fit_answerability import Memo
+from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
+from groundwork.domain.cards import Card
+from groundwork.embeddings.base import Embedder
+from groundwork.embeddings.factory import bare_embedder
+from groundwork.generation.base import Turn
+from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
+from groundwork.ingest.pipeline import cards_of, parse
+from groundwork.retrieval.base import Retriever, SearchFilter
+from groundwork.retrieval.embedded import EmbeddedIndex
+
+REPO = Path(__file__).resolve().parents[1]
+GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
+QUESTIONS = REPO / "bench" / "data" / "guide_questions.jsonl"
+ARTICLES = """starting-a-project building-community code-of-conduct finding-users
+leadership-and-governance legal maintaining-balance-for-open-source-maintainers
+metrics""".split()
+LANGUAGES = "de es fr it pt ja zh ru ar hi".split()
+#: The guide's folder of each language (Simplified Chinese for zh).
+FOLDERS = {"en": "", "zh": "zh-hans"}
+_HEADING = re.compile(r"^#{2,3} (.+)$", re.MULTILINE)
+
+
+def normalised(heading: str) -> str:
+    return "".join(ch for ch in heading.lower() if ch.isalnum())
+
+
+def guide_cards(guide: Path, language: str) -> tuple[list[Card], dict[tuple[str, int], set[str]]]:
+    """The cards of the eight articles in ``language``, and each section's card ids."""
+    cards: list[Card] = []
+    gold: dict[tuple[str, int], set[str]] = {}
+    for article in ARTICLES:
+        file = guide / FOLDERS.get(language, language) / f"{article}.md"
+        raw = file.read_bytes()
+        sid = f"{language}-{article}"
+        found = cards_of(parse(".md", raw), f"guide-{language}", sid, file.name, [])
+        headings = [normalised(h) for h in _HEADING.findall(raw.decode().split("---", 2)[2])]
+        for card in found:
+            if card.heading and normalised(card.heading) in headings:
+                section = headings.index(normalised(card.heading))
+                gold.setdefault((article, section), set()).add(card.id)
+        cards += found
+    return cards, gold
+
+
+def load_questions(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def cached(cache: Path | None, name: str) -> Path | None:
+    """One cache file per embedder: a file holds one model's vectors."""
+    return cache.with_suffix(f".{name}.npz") if cache else None
+
+
+@contextmanager
+def backend(name: str, embedder: Embedder) -> Iterator[Retriever]:
+    """A fresh index of ``name`` for ``embedder``, removed afterwards."""
+    if name == "embedded":
+        with tempfile.TemporaryDirectory() as tmp:
+            yield EmbeddedIndex(Path(tmp) / "index.sqlite3", embedder)
+        return
+    from groundwork.retrieval.opensearch import OpenSearchIndex, connect
+
+    url = os.environ.get("GROUNDWORK_OPENSEARCH_URL")
+    if not url:
+        raise SystemExit("GROUNDWORK_OPENSEARCH_URL is not set: eval $(scripts/services.sh up)")
+    client = connect(url, region=None, service=None)
+    index = f"bench-multilingual-{uuid.uuid4().hex[:8]}"
+    engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "lucene")
+    retriever = OpenSearchIndex(
+        client, embedder, index=index, pipeline=index, engine=engine, replicas=0, refresh=True
+    )  # type: ignore[arg-type]
+    try:
+        yield retriever
+    finally:
+        client.indices.delete(index=index, params={"ignore_unavailable": "true"})
+        client.transport.perform_request("DELETE", f"/_search/pipeline/{index}")
+
+
+def write(retriever: Retriever, cards: list[Card]) -> float:
+    """Index ``cards``; passages per second."""
+    started = time.perf_counter()
+    for start in range(0, len(cards), 64):
+        retriever.upsert(cards[start : start + 64])
+    return len(cards) / (time.perf_counter() - started)
+
+
+def recall(
+    retriever: Retriever,
+    questions: list[dict[str, Any]],
+    asked_in: str,
+    documents: str,
+    gold: dict[tuple[str, int], set[str]],
+) -> tuple[float, float, int]:
+    """R@1, R@5 and how many questions had a gold section in ``documents``."""
+    first = five = n = 0
+    where = SearchFilter(collections=[f"guide-{documents}"])
+    for row in questions:
+        wanted = gold.get((row["article"], row["section"]))
+        if not wanted:
+            continue
+        found = [h.card.id for h in retriever.search(row["questions"][asked_in], where, 5)]
+        n += 1
+        first += bool(found[:1] and found[0] in wanted)
+        five += bool(wanted & set(found))
+    return first / max(n, 1), five / max(n, 1), n
+
+
+def retrieval(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    print("## Retrieval, precise: R@1 / R@5 (questions with a gold section)")
+    print()
+    header = "| embedder | backend | documents | " + " | ".join(["en", *args.languages]) + " |"
+    print(header)
+    print("|---" * (3 + 1 + len(args.languages)) + "|")
+    for name in args.embedders:
+        memo = Memo(bare_embedder(name), cached(args.cache, name))
+        for backend_name in args.backends:
+            with backend(backend_name, memo) as retriever:
+                corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
+                speeds = [write(retriever, cards) for cards, _ in corpora.values()]
+                memo.save()
+                for documents in ("same", "en"):
+                    cells = []
+                    for asked_in in ["en", *args.languages]:
+                        docs = asked_in if documents == "same" else "en"
+                        r1, r5, n = recall(retriever, questions, asked_in, docs, corpora[docs][1])
+                        cells.append(f"{r1:.2f} / **{r5:.2f}** ({n})")
+                    label = "own language" if documents == "same" else "English"
+                    print(f"| {name} | {backend_name} | {label} | " + " | ".join(cells) + " |")
+                print(
+                    f"| {name} | {backend_name} | ingest | "
+                    f"{statistics.median(speeds):.1f} passages/s (median over languages, "
+                    "cached embeddings count as free) |"
+                )
+    print()
+
+
+def ask(
+    service: AnswerService, question: str, collection: str, language: str | None
+) -> tuple[str, Finish, float]:
+    where = SearchFilter(collections=[collection])
+    started = time.perf_counter()
+    first: float | None = None
+    text = ""
+    for event in service.stream([Turn("user", question)], where, AnswerOptions(language=language)):
+        if isinstance(event, Delta):
+            first = time.perf_counter() - started if first is None else first
+            text += event.text
+        else:
+            return text, event, first or time.perf_counter() - started
+    raise AssertionError("an answer stream always ends with Finish")
+
+
+def cited_cards(finish: Finish, cards: dict[str, Card]) -> list[Card]:
+    by_place = {(c.url, c.text): c for c in cards.values()}
+    return [by_place[(c.source_url, c.cited_text)] for c in finish.citations
+            if (c.source_url, c.cited_text) in by_place]  # fmt: skip
+
+
+def answers(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
+    with backend("embedded", memo) as retriever:
+        corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
+        for cards, _ in corpora.values():
+            write(retriever, cards)
+        memo.save()
+        service = AnswerService(retriever, ExtractiveComposer(embedder=memo), k=5, embedder=memo)
+        print("## Answers, extractive composer, embedded index (e5)")
+        print()
+        print("| asked in | documents | answered | gold section cited | first token p50 ms |")
+        print("|---|---|---|---|---|")
+        for asked_in in ["en", *args.languages]:
+            for documents in dict.fromkeys([asked_in, "en"]):
+                cards, gold = corpora[documents]
+                by_id = {c.id: c for c in cards}
+                answered = cited = n = 0
+                times = []
+                for row in questions:
+                    wanted = gold.get((row["article"], row["section"]))
+                    if not wanted:
+                        continue
+                    text, finish, first = ask(
+                        service, row["questions"][asked_in], f"guide-{documents}", None
+                    )
+                    n += 1
+                    times.append(first)
+                    answered += text != NOT_FOUND
+                    cited += any(c.id in wanted for c in cited_cards(finish, by_id))
+                print(
+                    f"| {asked_in} | {documents} | {answered / n:.2f} | {cited / n:.2f} | "
+                    f"{statistics.median(times) * 1000:.0f} |"
+                )
+    print()
+
+
+def language_preference(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
+    with backend("embedded", memo) as retriever:
+        english, _ = guide_cards(args.guide, "en")
+        german, gold = guide_cards(args.guide, "de")
+        both = [c.model_copy(update={"collection": "guide-both"}) for c in english + german]
+        write(retriever, both)
+        memo.save()
+        by_id = {c.id: c for c in both}
+        service = AnswerService(retriever, ExtractiveComposer(embedder=memo), k=5, embedder=memo)
+        print("## `language`: English and German documents in one collection")
+        print()
+        print("| question | `language` | answered | cites German | cites the German gold |")
+        print("|---|---|---|---|---|")
+        for asked_in, requested in (("en", "de"), ("de", None), ("en", None)):
+            answered = german_cited = gold_cited = 0
+            for row in questions:
+                text, finish, _ = ask(service, row["questions"][asked_in], "guide-both", requested)
+                cited = cited_cards(finish, by_id)
+                answered += text != NOT_FOUND
+                german_cited += bool(cited) and all(c.language == "de" for c in cited)
+                wanted = gold.get((row["article"], row["section"]), set())
+                gold_cited += any(c.id in wanted for c in cited)
+            n = len(questions)
+            print(
+                f"| {asked_in} | {requested or 'none'} | {answered / n:.2f} | "
+                f"{german_cited / n:.2f} | {gold_cited / n:.2f} |"
+            )
+    print()
+
+
+PARTS: dict[str, Callable[[argparse.Namespace, list[dict[str, Any]]], None]] = {
+    "retrieval": retrieval,
+    "answers": answers,
+    "language": language_preference,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--guide", type=Path, default=GUIDE)
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--embedders", default="e5,minilm")
+    parser.add_argument("--backends", default="embedded,opensearch")
+    parser.add_argument("--parts", default="retrieval,answers,language")
+    parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--cache", type=Path, default=None, help="keep the embeddings here")
+    args = parser.parse_args()
+    args.embedders = args.embedders.split(",")
+    args.backends = args.backends.split(",")
+    args.languages = args.languages.split(",")
+    if not args.guide.is_dir():
+        raise SystemExit(f"{args.guide}: the Open Source Guides' _articles folder is needed")
+    questions = load_questions(args.questions)
+    for part in args.parts.split(","):
+        PARTS[part](args, questions)
+
+
+if __name__ == "__main__":
+    main()
