@@ -183,7 +183,7 @@ def check(names: list[str] | None) -> int:
 def ingest(corpus: Corpus, settings: Settings, retriever: Retriever | None = None) -> None:
     """The corpus's documents in a collection named after it (unchanged files are skipped),
     in the configured index or ``retriever``."""
-    files, _ = discover(corpus.documents)
+    files = discover(corpus.documents).files
     ingestor = Ingestor(retriever or get_retriever(settings), get_storage(settings))
     with tqdm(total=len(files), unit="file", desc=f"ingesting {corpus.name}") as bar:
         report = ingestor.ingest(

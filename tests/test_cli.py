@@ -1,6 +1,8 @@
 """The groundwork command: ingest with a summary, ask with citations."""
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,6 +88,27 @@ def test_given_a_collection_that_does_not_exist_when_asked_then_it_exits_1_with_
     assert code == 1
     assert out == ""
     assert "no collection 'nope'" in err
+
+
+def test_given_a_reader_that_stops_early_when_printing_then_no_traceback(tmp_path: Path) -> None:
+    """``groundwork … | head``: the pipe closes after the first line; the command ends
+    quietly instead of raising BrokenPipeError."""
+    long = tmp_path / "long.md"
+    long.write_text("# Long\n\n" + "\n\n".join(f"Paragraph {n} of many." for n in range(20_000)))
+    groundwork = Path(sys.executable).with_name("groundwork")
+
+    done = subprocess.run(
+        f"'{groundwork}' ingest '{long}' --text | head -n 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert done.stdout == "Long\n"
+    assert "Traceback" not in done.stderr
+    assert "BrokenPipeError" not in done.stderr
 
 
 def test_given_an_index_built_by_another_embedder_when_asked_then_refused_until_reindexed(

@@ -156,6 +156,12 @@ class Settings(BaseSettings):
         description="Require an API key on the OpenAI-compatible, search and grounding endpoints "
         "too; /v1/chat, conversations and scope always require one.",
     )
+    local_user: bool = Field(
+        False,
+        description="A request without an API key from this machine, to this machine, is the "
+        "user `local` (granted every collection ingested here); `groundwork serve` on a "
+        "loopback address with SQLite storage turns it on. Off with require_api_key.",
+    )
     chat_lease_seconds: int = Field(
         30, ge=1, description="Lease of a request_id being answered; renewed while generating."
     )

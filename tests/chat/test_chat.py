@@ -233,12 +233,14 @@ def test_given_export_formats_when_chatting_then_citations_become_footnotes(
 
     assert markdown["format"] == "markdown"
     assert "[^1]" in markdown["content"]
+    # The footnote quotes the sentence that supports the answer.
     assert (
-        "[^1]: Baltimore Catechism, What is prayer. <https://example.org/catechism#2>"
-        in (markdown["content"])
-    )
+        "[^1]: Baltimore Catechism, What is prayer. “Prayer is the lifting up of our minds and "
+        "hearts to God.” <https://example.org/catechism#2>"
+    ) in markdown["content"]
     assert '<sup id="ref-1"><a href="#fn-1">1</a></sup>' in html["content"]
     assert '<li id="fn-1">' in html["content"]
+    assert "<q>Prayer is the lifting up of our minds and hearts to God.</q>" in html["content"]
 
 
 def test_given_tools_and_origin_when_chatting_then_recorded_on_the_question(

@@ -48,6 +48,8 @@ CITATION_FIELDS = {
     "document_year",
     "document_reference",
     "source_url",
+    "source_location",
+    "supporting_text",
 }
 
 

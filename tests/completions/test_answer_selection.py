@@ -150,3 +150,33 @@ def test_given_a_question_about_a_document_then_its_cards_metadata_answer_it(
     assert heading is not None
     assert heading.startswith("FEDERALIST No. 51.")
     assert [c.document_author for c in answer.citations] == ["Madison"]
+
+
+GUIDE = (
+    "# Acme client\n\n## Install\n\nThe client is a small package for talking to the Acme "
+    "service. Install the client with pip:\n\n```sh\npip install acme-client\nacme --version\n"
+    "```\n\nThe client needs Python 3.10 or later.\n"
+)
+
+
+def test_given_a_how_to_question_when_a_passage_shows_the_code_then_the_answer_holds_it(
+    tmp_path: Path,
+) -> None:
+    """Given a guide whose install command is a code block, when asked how to install, the
+    answer is the sentence that introduces the code, its marker, then the code with its line
+    breaks; asked something else, the code is never quoted."""
+    index = KeywordIndex(tmp_path / "index.sqlite")
+    index.upsert(cards_of(parse(".md", GUIDE.encode()), "corpora", "guide", "guide.md", []))
+    service = AnswerService(index, ExtractiveComposer(), k=5)
+
+    how = service.answer([Turn("user", "How do I install the Acme client?")], EVERYTHING)
+    what = service.answer([Turn("user", "Which Python does the Acme client need?")], EVERYTHING)
+
+    assert how.text.startswith(
+        "Install the client with pip: [1]\n\n```sh\npip install acme-client\n"
+    )
+    assert how.text.endswith("acme --version\n```")
+    assert "```" not in what.text
+    assert "Python 3.10" in what.text
+    (support,) = how.grounding_supports
+    assert support.segment.text == "Install the client with pip:"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,6 @@ from groundwork.cli.main import main
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import get_settings
-from groundwork.storage.factory import get_storage
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GROUNDWORK_RETRIEVAL", "keyword")
-    for cached in (get_settings, get_retriever, get_storage):
-        cached.cache_clear()
-    yield tmp_path / "data"
-    for cached in (get_settings, get_retriever, get_storage):
-        cached.cache_clear()
 
 
 def test_given_a_folder_with_a_bad_file_when_ingested_then_the_summary_names_it(

@@ -146,11 +146,11 @@ def test_given_a_symlink_out_of_the_folder_when_ingested_then_refused_with_a_rea
     (root / "guide.md").write_text("# Guide\n\nThe harbour opens at dawn.\n")
     (root / "passwd.txt").symlink_to(outside / "passwd")
     (root / "alias.md").symlink_to(root / "guide.md")
-    files, skipped = discover(root)
+    found = discover(root)
 
-    report = ingestor.ingest(files, collection="c", root=root)
+    report = ingestor.ingest(found.files, collection="c", root=root)
 
-    assert skipped == {}
+    assert found.folders == {}
     assert list(report.failed) == [str(root / "passwd.txt")]
     assert "symlink leading outside the folder" in report.failed[str(root / "passwd.txt")]
     assert report.added == 2
@@ -167,12 +167,12 @@ def test_given_looping_and_broken_links_when_ingested_then_each_is_reported(
     (root / "gone.txt").symlink_to(root / "missing.txt")
     (root / "sub" / "up").symlink_to(root)
     (root / "sub" / "note.txt").write_text("A note.\n")
-    files, skipped = discover(root)
+    found = discover(root)
 
-    report = ingestor.ingest(files, collection="c", root=root)
+    report = ingestor.ingest(found.files, collection="c", root=root)
 
-    assert list(skipped) == [str(root / "sub" / "up")]
-    assert "symlink loop" in skipped[str(root / "sub" / "up")]
+    assert list(found.folders) == [str(root / "sub" / "up")]
+    assert "symlink loop" in found.folders[str(root / "sub" / "up")]
     assert report.failed == {
         str(root / "a.md"): "ValueError: a symlink loop",
         str(root / "b.md"): "ValueError: a symlink loop",

@@ -409,6 +409,23 @@ def test_given_a_reindex_killed_midway_when_run_again_then_it_ends_with_every_ca
         backend(embedder).search("car", ALL, 1, quality="fast")
 
 
+def test_given_cards_with_and_without_locations_when_read_then_they_round_trip_and_are_counted(
+    retriever: Retriever,
+) -> None:
+    """Given a card that knows where it is in its PDF and one written before cards did, when
+    searched, then the location comes back as written, and the old one is counted as
+    unlocated in its collection."""
+    located = card("p2", "the reading room closes at eight", char_start=40, char_end=72,
+                   page=2, page_end=2, heading_path=["Hours", "Reading room"])  # fmt: skip
+    old = card("old", "the reading room was rebuilt", collection="archive")
+    retriever.upsert([located, old])
+
+    (hit,) = retriever.search("closes eight", SearchFilter(collections=["main"]), 1)
+
+    assert hit.card == located
+    assert retriever.unlocated() == {"archive": 1}
+
+
 def test_given_cards_of_several_sources_when_counted_by_source_then_each_has_its_own(
     retriever: Retriever,
 ) -> None:

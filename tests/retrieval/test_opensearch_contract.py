@@ -168,8 +168,9 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
     assert len(source.pop("write_id")) == 32
     assert {k: v for k, v in source.items() if k not in ("embedding", "card")} == {
         "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"], "language": "en",
-        "period_start": "1787-01-01", "period_end": "1787-12-31", "text": "the senate",
-        "heading": "Article 1", "title": "", "sentence_vectors": "",
+        "period_start": "1787-01-01", "period_end": "1787-12-31", "char_start": None,
+        "page": None, "text": "the senate", "heading": "Article 1", "title": "",
+        "sentence_vectors": "",
     }  # fmt: skip
     assert len(source["embedding"]) == HashingEmbedder.model.dimension
     assert source["card"]["id"] == "a"
@@ -413,11 +414,10 @@ def test_given_an_index_from_before_languages_when_ensured_then_the_fields_are_a
     adapter(client).ensure()
 
     assert names(client) == [*SETUP, "put_mapping"]
-    later = {"language": {"type": "keyword"}, "sentence_vectors": {"type": "binary"}}
+    later = {"language": {"type": "keyword"}, "char_start": {"type": "integer"},
+             "page": {"type": "integer"}, "sentence_vectors": {"type": "binary"}}  # fmt: skip
     assert client.calls[-1] == (
-        "put_mapping",
-        {"index": "groundwork-cards", "body": {"properties": later}},
-    )
+        "put_mapping", {"index": "groundwork-cards", "body": {"properties": later}})  # fmt: skip
 
 
 def test_given_a_language_when_searching_then_both_sides_are_filtered_to_it() -> None:

@@ -190,6 +190,26 @@ def test_given_an_essay_with_rhetorical_questions_when_read_then_its_headings_as
     ]
 
 
+def test_given_code_heavy_headings_when_read_then_only_those_a_person_would_ask_are_built() -> None:
+    """Headings that are markup or code ("* ``attached``", "os.path.join()") make no starter;
+    a heading in words about the same code does."""
+    text = "The client retries a request three times before it gives up on the server."
+    document = Document(
+        title="Client guide",
+        passages=[
+            Passage(text, heading_path=["* ``attached`` * ``detached``"]),
+            Passage(text, heading_path=["os.path.join() and friends"]),
+            Passage(text, heading_path=["The --verbose flag of the client"]),
+            Passage(text, heading_path=["Setting max_retries on requests"]),
+            Passage(text, heading_path=["Retrying failed requests"]),
+        ],
+    )
+
+    found = candidates(document, "en")
+
+    assert [c.text for c in found] == ["What is said about retrying failed requests?"]
+
+
 def test_given_the_configured_proposer_when_an_answer_is_not_answerable_then_it_is_refused(
     service: Service,
 ) -> None:

@@ -10,20 +10,25 @@ Text streams through as it arrives, except from a sentence's first marker to the
 end: that part is held until the sentence is complete, so that the verifier can judge the
 whole sentence and its markers go out already verified and numbered. A marker split across
 deltas ("[1" then "2]") is never sent half-way.
+
+It also records what the verifier decided: each cited sentence of the output as a
+:class:`Supported` (where it is, which citations back it and how strongly), and, per cited
+passage, the stretch of it that supports the answer (``Citation.supporting_text``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from groundwork.domain.citations import Citation
+from groundwork.domain.citations import Citation, GroundingSupport, Segment
 from groundwork.text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from groundwork.answer.verification import CitationVerifier
+    from groundwork.answer.verification import CitationVerifier, Verdict
     from groundwork.domain.cards import Card
 
 _MARKER = re.compile(r"(\s*)\[(\d{1,3})\]")
@@ -34,6 +39,32 @@ _PARTIAL_MARKER = re.compile(r"\[\d{0,3}")
 _HOLD = re.compile(r"\s*\[\d{1,3}\]|\s*\[\d{0,3}$|\s+$")
 # Markers followed by a capital also end a sentence: a list item has no full stop.
 _MARKER_RUN = re.compile(r"\[\d{1,3}\](?:\s*\[\d{1,3}\])*\s+")
+_TRAILING_MARKERS = re.compile(r"(?:\s*\[\d{1,3}\])+\s*$")
+
+
+@dataclass(frozen=True)
+class Supported:
+    """A cited sentence of the output: character offsets into it (the sentence without its
+    trailing markers), where its markers end, and its citations with their scores."""
+
+    start: int
+    end: int
+    markers_end: int
+    citations: tuple[int, ...]
+    scores: tuple[float, ...]
+
+    def support(self, answer: str) -> GroundingSupport | None:
+        """As a ``grounding_supports`` item of ``answer`` (the text delivered), with UTF-8
+        byte offsets; None when the answer was cut before the sentence's markers."""
+        if self.markers_end > len(answer):
+            return None
+        start = len(answer[: self.start].encode())
+        text = answer[self.start : self.end]
+        return GroundingSupport(
+            segment=Segment(start_index=start, end_index=start + len(text.encode()), text=text),
+            citation_indices=list(self.citations),
+            confidence_scores=[round(score, 4) for score in self.scores],
+        )
 
 
 class CitationStream:
@@ -46,6 +77,9 @@ class CitationStream:
         self._sent = 0  # characters of ``_pending`` already sent; never past its first marker
         self._order: dict[int, int] = {}  # passage index -> citation index
         self._scores: list[float] = []
+        self._at = 0  # where the pending sentence starts in the output
+        self._support: dict[int, tuple[int, int]] = {}  # passage index -> its supporting stretch
+        self.supported: list[Supported] = []
         self.cited_sentences = 0  # sentences the generator gave a marker (before verification)
         self.supported_sentences = 0  # of those, the ones whose marker the verifier confirmed
 
@@ -65,7 +99,20 @@ class CitationStream:
 
     @property
     def citations(self) -> list[Citation]:
-        return [Citation.from_card(self._passages[p], i) for p, i in self._order.items()]
+        return [
+            Citation.from_card(self._passages[p], i, self._supporting_text(p))
+            for p, i in self._order.items()
+        ]
+
+    def grounding_supports(self, answer: str) -> list[GroundingSupport]:
+        """The cited sentences of ``answer``, the text as delivered (it may have been cut
+        short after this stream, by ``stop`` or ``max_tokens``)."""
+        found = (supported.support(answer) for supported in self.supported)
+        return [support for support in found if support is not None]
+
+    def _supporting_text(self, passage: int) -> str | None:
+        stretch = self._support.get(passage)
+        return self._passages[passage].text[stretch[0] : stretch[1]] if stretch else None
 
     @property
     def support_score(self) -> float | None:
@@ -114,7 +161,7 @@ class CitationStream:
             self.supported_sentences += 1
         elif markers and verdict.supporting:
             keep = [verdict.supporting[0]]  # moved to the passage that does support it
-        out, position, placed = "", self._sent, set[int]()
+        out, position, placed = "", self._sent, dict[int, None]()
         for marker in markers:
             out += sentence[position : marker.start()]
             position = marker.end()
@@ -126,7 +173,31 @@ class CitationStream:
             else:
                 chosen = None
             if chosen is not None:
-                placed.add(chosen)
+                placed[chosen] = None
                 index = self._order.setdefault(chosen, len(self._order))
                 out += f"{marker.group(1)}[{index + 1}]"
-        return out + sentence[position:]
+        out += sentence[position:]
+        self._record(sentence[: self._sent] + out, list(placed), verdict)
+        return out
+
+    def _record(self, written: str, placed: list[int], verdict: Verdict) -> None:
+        """Remember a finished sentence's support; ``written`` is all of it, as output."""
+        start, self._at = self._at, self._at + len(written)
+        trailing = _TRAILING_MARKERS.search(written)
+        body = written[: trailing.start()] if trailing else written.rstrip()
+        if not placed or not body.strip():
+            return
+        lead = len(body) - len(body.lstrip())
+        self.supported.append(
+            Supported(
+                start=start + lead,
+                end=start + len(body),
+                markers_end=start + len(written.rstrip()),
+                citations=tuple(self._order[p] for p in placed),
+                scores=tuple(verdict.confidence(p) for p in placed),
+            )
+        )
+        for span in verdict.spans:
+            if span.passage in placed:
+                known = self._support.get(span.passage, (span.start, span.end))
+                self._support[span.passage] = (min(known[0], span.start), max(known[1], span.end))

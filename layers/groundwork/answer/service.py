@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator as PyGenerator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from groundwork.answer.answerability import answers, probability
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from groundwork.answer.verification import CitationVerifier
-    from groundwork.domain.citations import Citation
+    from groundwork.domain.citations import Citation, GroundingSupport
     from groundwork.embeddings.base import Embedder
     from groundwork.generation.base import Generator, Turn
     from groundwork.retrieval.base import Retriever, SearchFilter
@@ -72,6 +72,8 @@ class Finish:
     confidence: float = 0.0
     #: Why the answer cites nothing, when it does not (a refusal).
     refusal_reason: RefusalReason | None = None
+    #: The cited sentences of the text as delivered, with their citations (UTF-8 offsets).
+    grounding_supports: list[GroundingSupport] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ class Answer:
     answerability: float = 0.0
     confidence: float = 0.0
     refusal_reason: RefusalReason | None = None
+    grounding_supports: list[GroundingSupport] = field(default_factory=list)
 
 
 class AnswerService:
@@ -121,6 +124,7 @@ class AnswerService:
                     answerability=event.answerability,
                     confidence=event.confidence,
                     refusal_reason=event.refusal_reason,
+                    grounding_supports=event.grounding_supports,
                 )
         raise AssertionError("an answer stream always ends with Finish")
 
@@ -209,6 +213,7 @@ class AnswerService:
             answerability=answerability,
             confidence=sure,
             refusal_reason=reason,
+            grounding_supports=cited.grounding_supports(sent),
         )
 
     def _embedding(self) -> Embedder:

@@ -38,19 +38,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if settings.bootstrap_docs and settings.docs_dir is not None:
-            from groundwork.ingest.bootstrap import ingest_docs_if_empty
-            from groundwork.retrieval.factory import get_retriever
-            from groundwork.starters.factory import starter_proposer
-            from groundwork.storage.factory import get_storage
+        from groundwork.api.startup import start
 
-            ingest_docs_if_empty(
-                get_retriever(settings),
-                get_storage(settings),
-                settings.docs_dir,
-                settings.default_collection,
-                starter_proposer(settings),
-            )
+        start(settings)
         yield
 
     app = FastAPI(

@@ -27,12 +27,21 @@ def api_key_from(headers: Mapping[str, str]) -> str | None:
     return key or None
 
 
-def user_for(headers: Mapping[str, str], settings: Settings) -> UserRecord:
-    """The user of the key in ``headers``; 401 ``auth.invalid_key`` without a valid key."""
+def user_for(
+    headers: Mapping[str, str], settings: Settings, client: str | None = None
+) -> UserRecord:
+    """The user of the key in ``headers``; without a key, the local user for a request from
+    ``client`` (the peer's address) when it is on and the request is local
+    (``auth/local.py``); 401 ``auth.invalid_key`` otherwise."""
     from groundwork.storage.factory import get_stores
 
+    accounts = get_stores(settings).accounts
     key = api_key_from(headers)
-    user = get_stores(settings).accounts.authenticate(key) if key else None
+    user = accounts.authenticate(key) if key else None
+    if key is None and settings.local_user and not settings.require_api_key:
+        from groundwork.auth.local import is_local_request, local_user
+
+        user = local_user(accounts) if is_local_request(client, headers) else None
     if user is None:
         raise ApiError(
             401,

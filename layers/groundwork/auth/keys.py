@@ -17,7 +17,7 @@ from groundwork.storage.records import UserRecord
 
 
 def _current_user(request: Request, settings: SettingsDep) -> UserRecord:
-    return user_for(request.headers, settings)
+    return user_for(request.headers, settings, request.client.host if request.client else None)
 
 
 #: The authenticated user; 401 ``auth.invalid_key`` without a valid key.

@@ -1,5 +1,8 @@
 """The answer in a document format, its ``[n]`` markers turned into footnotes.
 
+A footnote names the source (title, section, author, year, page) and quotes the sentence of
+it that supports the answer (``supporting_text``), then links to it.
+
 ``markdown``: ``[^n]`` references and a footnote list (CommonMark + GFM footnotes); ``&``,
 ``<`` and ``>`` are written as entities, so no document text becomes markup in a renderer
 that passes raw HTML through.
@@ -39,7 +42,18 @@ def _label(citation: Citation) -> str:
         parts.append(citation.document_author)
     if citation.document_year:
         parts.append(citation.document_year)
+    location = citation.source_location
+    if location and location.page and citation.document_reference != f"p. {location.page}":
+        last = location.page_end or location.page
+        parts.append(
+            f"p. {location.page}" if last == location.page else f"pp. {location.page}–{last}"
+        )
     return ", ".join(part.rstrip(" .?!:;") for part in parts)
+
+
+def _supporting(citation: Citation) -> str:
+    """The supporting sentences, on one line."""
+    return " ".join((citation.supporting_text or "").split())
 
 
 def _markdown(text: str, by_number: dict[int, Citation]) -> str:
@@ -48,7 +62,15 @@ def _markdown(text: str, by_number: dict[int, Citation]) -> str:
         _markdown_text(text),
     )
     notes = [
-        f"[^{n}]: {_markdown_text(_label(c))}. {_markdown_link(c.source_url)}"
+        " ".join(
+            part
+            for part in (
+                f"[^{n}]: {_markdown_text(_label(c))}.",
+                _markdown_text(f"“{_supporting(c)}”") if _supporting(c) else "",
+                _markdown_link(c.source_url),
+            )
+            if part
+        )
         for n, c in sorted(by_number.items())
     ]
     return body if not notes else body.rstrip() + "\n\n" + "\n".join(notes) + "\n"
@@ -66,8 +88,9 @@ def _html(text: str, by_number: dict[int, Citation]) -> str:
     if not by_number:
         return body
     items = "".join(
-        f'<li id="fn-{n}">{html.escape(_label(c))}. {_html_link(c.source_url)} '
-        f'<a href="#ref-{n}">↩</a></li>'
+        f'<li id="fn-{n}">{html.escape(_label(c))}. '
+        + (f"<q>{html.escape(_supporting(c))}</q> " if _supporting(c) else "")
+        + f'{_html_link(c.source_url)} <a href="#ref-{n}">↩</a></li>'
         for n, c in sorted(by_number.items())
     )
     return f'{body}<ol class="footnotes">{items}</ol>'

@@ -30,7 +30,7 @@ from groundwork.chat.history import History, message_history, stored_history
 from groundwork.chat.language import answer_language
 from groundwork.chat.request_digest import difference, request_digest
 from groundwork.chat.scope import effective_scope, resolve_scope
-from groundwork.domain.citations import Citation
+from groundwork.domain.citations import Citation, GroundingSupport
 from groundwork.errors import ApiError, unavailable
 from groundwork.observability.entry import record_answer
 from groundwork.storage.errors import AlreadyExists, NotOwner, QuotaExceeded, StorageUnavailable
@@ -128,6 +128,19 @@ class _Plan:
     cached: dict[str, JsonValue] | None = None
 
 
+@dataclass(frozen=True)
+class _Answered:
+    """A complete answer, to store: what ``done`` reports of it."""
+
+    text: str
+    citations: list[Citation]
+    grounding_supports: list[GroundingSupport]
+    support: float | None
+    language: str | None
+    #: The answer's :data:`MEASURES` (none for an answer not measured).
+    measures: dict[str, JsonValue]
+
+
 @dataclass
 class Pending:
     """A request checked and scoped, not yet claimed; :meth:`ChatService.attempt` claims it."""
@@ -157,9 +170,11 @@ class Generation(ChatRun):
     def events(self) -> Generator[ChatEvent, None, None]:
         plan, finished, heartbeat = self.plan, False, self.heartbeat
         try:
+            supports: list[GroundingSupport] = []
             if plan.cached is not None:
                 text = str(plan.cached.get("text") or "")
                 citations = _citations(plan.cached.get("citations"))
+                supports = _supports(plan.cached.get("grounding_supports"))
                 support = _number(plan.cached.get("support_score"))
                 language = plan.cached.get("language")
                 measures = {key: plan.cached.get(key) for key in MEASURES}
@@ -181,6 +196,7 @@ class Generation(ChatRun):
                             raise _superseded()
                         if isinstance(event, Finish):
                             citations, support = event.citations, event.support_score
+                            supports = event.grounding_supports
                             language = event.language
                             measures = {
                                 "answerability": event.answerability,
@@ -193,7 +209,9 @@ class Generation(ChatRun):
                 finally:
                     stream.close()
             written = language if isinstance(language, str) else None
-            payload = self.service.store(plan, text, citations, support, written, measures)
+            payload = self.service.store(
+                plan, _Answered(text, citations, supports, support, written, measures)
+            )
             finished = True
             yield Done(payload)
         finally:
@@ -532,18 +550,10 @@ class ChatService:
 
     # -- after answering ----------------------------------------------------------------
 
-    def store(
-        self,
-        plan: _Plan,
-        text: str,
-        citations: list[Citation],
-        support: float | None,
-        language: str | None = None,
-        measures: dict[str, JsonValue] | None = None,
-    ) -> dict[str, JsonValue]:
-        """Write the turn (and complete the request) in one transaction; the done payload.
-        ``measures`` are the answer's :data:`MEASURES` (none for an answer not measured)."""
+    def store(self, plan: _Plan, answer: _Answered) -> dict[str, JsonValue]:
+        """Write the turn (and complete the request) in one transaction; the done payload."""
         body, conversations = plan.body, self.stores.conversations
+        language = answer.language
         try:
             conversation = plan.conversation or self._create_conversation(plan)
             record = QuestionRecord(
@@ -551,9 +561,10 @@ class ChatService:
                 conversation_id=conversation.id,
                 question=plan.question,
                 answer_id=f"ans_{uuid.uuid4().hex}",
-                answer=text,
-                citations=citations,
-                support=support,
+                answer=answer.text,
+                citations=answer.citations,
+                grounding_supports=answer.grounding_supports,
+                support=answer.support,
                 quality=plan.quality,
                 cached=plan.cached is not None,
                 details={
@@ -563,7 +574,7 @@ class ChatService:
                     "requested_language": plan.language,
                     "request_id": body.request_id,
                     "scope": plan.where.model_dump(mode="json", exclude_none=True),
-                    **{key: _measure(key, (measures or {}).get(key)) for key in MEASURES},
+                    **{key: _measure(key, answer.measures.get(key)) for key in MEASURES},
                 },
                 created=int(time.time()),
             )
@@ -611,6 +622,7 @@ class ChatService:
                 cached: dict[str, JsonValue] = {
                     "text": payload["text"],
                     "citations": payload["citations"],
+                    "grounding_supports": payload["grounding_supports"],
                     "support_score": payload["support_score"],
                     "language": payload["language"],
                     **{key: payload[key] for key in MEASURES},
@@ -635,6 +647,7 @@ def _done_payload(
     plan: _Plan, record: QuestionRecord, language: str | None
 ) -> dict[str, JsonValue]:
     citations: list[JsonValue] = [c.model_dump(mode="json") for c in record.citations]
+    supports: list[JsonValue] = [s.model_dump(mode="json") for s in record.grounding_supports]
     payload: dict[str, JsonValue] = {
         "question_id": record.id,
         "answer_id": record.answer_id,
@@ -642,6 +655,7 @@ def _done_payload(
         "request_id": plan.body.request_id,
         "text": record.answer,
         "citations": citations,
+        "grounding_supports": supports,
         "support_score": record.support,
         **{key: record.details.get(key) for key in MEASURES},
         "cached": record.cached,
@@ -659,6 +673,11 @@ def _done_payload(
 
 def _citations(value: JsonValue) -> list[Citation]:
     return [Citation.model_validate(c) for c in value] if isinstance(value, list) else []
+
+
+def _supports(value: JsonValue) -> list[GroundingSupport]:
+    """A cached answer's supports; none for an entry written before they were kept."""
+    return [GroundingSupport.model_validate(s) for s in value] if isinstance(value, list) else []
 
 
 def _number(value: JsonValue) -> float | None:

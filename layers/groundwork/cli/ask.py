@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.answer.service import AnswerService
     from groundwork.generation.base import Turn
     from groundwork.generation.factory import get_generator
-    from groundwork.ingest.bootstrap import ingest_docs_if_empty
+    from groundwork.ingest.bootstrap import ingest_docs
     from groundwork.retrieval.base import SearchFilter
     from groundwork.retrieval.factory import get_retriever
     from groundwork.settings import get_settings
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     collection = args.collection or settings.default_collection
     retriever = get_retriever(settings)
     if settings.bootstrap_docs and settings.docs_dir and collection == settings.default_collection:
-        ingest_docs_if_empty(retriever, get_storage(settings), settings.docs_dir, collection)
+        ingest_docs(retriever, get_storage(settings), settings.docs_dir, collection)
     if (
         retriever.count(collection) == 0
         and get_stores(settings).accounts.get_collection(collection) is None

@@ -1,13 +1,16 @@
 """``groundwork ingest PATH --collection NAME``: index documents, with a progress bar.
 
 ``--delete`` removes the documents PATH names instead (the file need not exist any more).
-``--check`` (no PATH) reports the collection's sources whose passages the index lacks.
-A file of many passages gets a second bar while they are embedded.
+A file of many passages gets a second bar while they are embedded. Files of a type no parser
+reads are named and counted; a run that ingests nothing exits 1. ``--text FILE`` prints the
+text a file is read as, which citations' ``source_location`` offsets point into. ``--check``
+(no PATH) reports the collection's sources whose passages the index lacks.
 """
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +28,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "path", type=Path, nargs="?", help="a file, or a folder searched recursively"
     )
-    parser.add_argument("--collection", required=True, help="the collection to add them to")
+    parser.add_argument("--collection", help="the collection to add them to (required)")
     parser.add_argument("--tags", nargs="*", default=[], help="tags given to every document")
     parser.add_argument(
         "--delete", action="store_true", help="remove the documents PATH names from the collection"
@@ -35,6 +38,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="report the collection's sources whose passages the index does not hold as "
         "recorded (a wiped index, an interrupted ingest); exit status 1 if any",
+    )
+    parser.add_argument(
+        "--text",
+        action="store_true",
+        help="print the text the file PATH is read as (what source_location offsets count "
+        "in), with its passages' offsets, and index nothing",
     )
     for field in ("title", "author", "year", "url", "language"):
         parser.add_argument(f"--{field}", help=f"the documents' {field}, replacing what they say")
@@ -49,12 +58,21 @@ def run(args: argparse.Namespace) -> int:
     from groundwork.storage.factory import get_storage
 
     path: Path | None = args.path
+    if args.text:
+        if path is None:
+            print("groundwork ingest --text: give the FILE to read", file=sys.stderr)
+            return 2
+        return _print_text(path)
+    if not args.collection:
+        print("groundwork ingest: --collection is required", file=sys.stderr)
+        return 2
     if (path is None) != bool(args.check):
         print("groundwork ingest: give a PATH, or --check without one", file=sys.stderr)
         return 2
     settings = get_settings()
+    retriever = get_retriever(settings)
     ingestor = Ingestor(
-        get_retriever(settings),
+        retriever,
         get_storage(settings),
         starter_proposer(settings),
         max_file_bytes=settings.ingest_max_file_bytes,
@@ -68,7 +86,21 @@ def run(args: argparse.Namespace) -> int:
     if not path.exists():
         print(f"groundwork ingest: {path} does not exist", file=sys.stderr)
         return 2
-    return _ingest(ingestor, path, args)
+    code = _ingest(ingestor, path, args)
+    if retriever.count(args.collection):
+        from groundwork.auth.local import grant_local
+        from groundwork.storage.factory import get_stores
+
+        # Registered, so that the page lists it, and seen by this computer's local user.
+        grant_local(get_stores(settings).accounts, args.collection)
+    stale = retriever.unlocated().get(args.collection)
+    if stale:
+        print(
+            f"  note: {stale} passages of {args.collection} were indexed by an older version "
+            "and are cited without a source location; ingest their files again to add it",
+            file=sys.stderr,
+        )
+    return code
 
 
 def _check(ingestor: Ingestor, collection: str) -> int:
@@ -82,9 +114,10 @@ def _check(ingestor: Ingestor, collection: str) -> int:
 def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from groundwork.ingest.pipeline import discover, shown
+    from groundwork.ingest.pipeline import SUFFIXES, discover, shown
 
-    files, skipped = discover(path)
+    found = discover(path)
+    files = found.files
     root = path if path.is_dir() else path.parent
     fields = ("title", "author", "year", "url", "language")
     metadata = {f: getattr(args, f) for f in fields if getattr(args, f)}
@@ -119,13 +152,47 @@ def _ingest(ingestor: Ingestor, path: Path, args: argparse.Namespace) -> int:
             on_file=advance,
             on_cards=embedding,
         )
-    print(
+    summary = (
         f"{len(files)} files: {report.added} added, {report.updated} updated, "
         f"{report.unchanged} unchanged, {len(report.failed)} failed; "
         f"{report.cards} passages indexed"
     )
+    if found.unsupported:
+        summary += f"; {len(found.unsupported)} skipped: {_kinds(found.unsupported)}"
+    print(summary)
     for file, reason in report.failed.items():
         print(f"  failed: {file}: {reason}", file=sys.stderr)
-    for folder, reason in skipped.items():
-        print(f"  skipped: {shown(folder)}: {shown(reason)}", file=sys.stderr)
-    return 1 if report.failed or skipped else 0
+    for skipped, reason in (found.unsupported | found.folders).items():
+        print(f"  skipped: {shown(skipped)}: {shown(reason)}", file=sys.stderr)
+    if not report.added + report.updated + report.unchanged:
+        print(
+            f"groundwork ingest: nothing was ingested from {path} "
+            f"(Groundwork reads {', '.join(SUFFIXES)})",
+            file=sys.stderr,
+        )
+        return 1
+    return 1 if report.failed or found.folders else 0
+
+
+def _kinds(unsupported: dict[str, str]) -> str:
+    """Each reason once, the most common first: "unsupported type .heic (2), …"."""
+    counts = Counter(unsupported.values())
+    return ", ".join(reason if n == 1 else f"{reason} ({n})" for reason, n in counts.most_common())
+
+
+def _print_text(path: Path) -> int:
+    from groundwork.ingest.pipeline import parse
+
+    if not path.is_file():
+        print(f"groundwork ingest --text: {path} is not a file", file=sys.stderr)
+        return 2
+    try:
+        document = parse(path.suffix, path.read_bytes())
+    except ValueError as error:
+        print(f"groundwork ingest --text: {path}: {error}", file=sys.stderr)
+        return 1
+    print(document.text)
+    for n, passage in enumerate(document.passages):
+        where = f"p. {passage.page}" if passage.page else " › ".join(passage.heading_path)
+        print(f"passage {n}: characters {passage.start}–{passage.end} {where}", file=sys.stderr)
+    return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``groundwork admin list-starters c | head``): no traceback.
+        # Python flushes stdout again on exit, so it is pointed at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (IndexEmbedderMismatch, IndexReindexing) as refused:
         print(f"groundwork {args.command}: {refused.message}", file=sys.stderr)
         return 2

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
+    from groundwork.settings import Settings
+
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser("serve", help="run the HTTP service")
@@ -34,10 +36,51 @@ def run(args: argparse.Namespace) -> int:
     if args.lambda_:
         return _serve_lambda(args)
     from groundwork.api.app import create_app
+    from groundwork.api.startup import warn_unlocated
     from groundwork.observability.access_log import log_config
 
-    uvicorn.run(create_app(), host=args.host, port=args.port, log_config=log_config())
+    settings = _settings_for(args.host)
+    _say_how_to_sign_in(settings, args.host, args.port)
+    warn_unlocated(settings)
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_config=log_config())
     return 0
+
+
+def _settings_for(host: str) -> Settings:
+    """The settings, with the local user on when the service is only reachable from this
+    machine, keeps its state in SQLite and asks for no keys (``auth/local.py``), unless
+    ``GROUNDWORK_LOCAL_USER`` says otherwise."""
+    import os
+
+    from groundwork.auth.local import is_loopback
+    from groundwork.settings import get_settings
+
+    settings = get_settings()
+    embedded = settings.storage == "sqlite" and not settings.require_api_key
+    if "GROUNDWORK_LOCAL_USER" not in os.environ and is_loopback(host) and embedded:
+        os.environ["GROUNDWORK_LOCAL_USER"] = "true"
+        get_settings.cache_clear()
+        settings = get_settings()
+    return settings
+
+
+def _say_how_to_sign_in(settings: Settings, host: str, port: int) -> None:
+    import sys
+
+    page = f"http://{host}:{port}/"
+    if settings.local_user and not settings.require_api_key:
+        print(
+            f"groundwork: the page at {page} needs no API key from this computer (the user "
+            "`local`); other clients send a key (groundwork admin create-key)",
+            file=sys.stderr,
+        )
+        return
+    print(
+        f"groundwork: the page at {page} asks for an API key for Ask and Conversations; make "
+        "one with\n  groundwork admin create-user me && groundwork admin grant me "
+        f"{settings.default_collection} && groundwork admin create-key me",
+        file=sys.stderr,
+    )
 
 
 def _serve_lambda(args: argparse.Namespace) -> int:

@@ -24,6 +24,13 @@ class Card(BaseModel):
     period_start: str | None = None
     period_end: str | None = None
     position: int = 0
+    #: Where the passage is in its document's extracted text (``groundwork ingest --text``):
+    #: character offsets, end exclusive. None on cards indexed before they were kept.
+    char_start: int | None = None
+    char_end: int | None = None
+    #: The pages of a PDF the passage is on, first and last (one-based); None elsewhere.
+    page: int | None = None
+    page_end: int | None = None
 
 
 class Hit(BaseModel):

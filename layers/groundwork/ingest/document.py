@@ -1,10 +1,18 @@
-"""What a parser produces: a document's metadata and its passages in reading order."""
+"""What a parser produces: a document's metadata, its extracted text and its passages in
+reading order, each with where it is in that text.
+
+The extracted text is the document as Groundwork read it: headings and paragraphs in reading
+order, a blank line between two blocks, a form feed between two pages of a PDF (so the page of
+an offset is the form feeds before it, plus one). Every passage's text is exactly
+``document.text[passage.start:passage.end]``, which is what a citation's ``source_location``
+points at; ``groundwork ingest --text FILE`` prints it.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -47,6 +55,12 @@ class Passage:
     language: str | None = None
     period_start: str | None = None
     period_end: str | None = None
+    #: Where the passage is in ``Document.text``: character offsets, end exclusive.
+    start: int | None = None
+    end: int | None = None
+    #: A PDF's pages (one-based) the passage is on, first and last; None for other formats.
+    page: int | None = None
+    page_end: int | None = None
 
 
 @dataclass
@@ -60,6 +74,55 @@ class Document:
     period_start: str | None = None
     period_end: str | None = None
     passages: list[Passage] = field(default_factory=list)
+    #: The extracted text the passages point into (see the module's docstring).
+    text: str = ""
+
+
+class TextBuilder:
+    """Builds a document's extracted text block by block, so that each passage knows where
+    it is: :meth:`passage` appends its text and returns it with its offsets."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._pages = 0  # form feeds owed before the next block
+        self._page = 1
+
+    def add(self, block: str) -> tuple[int, int]:
+        """Append a block (a heading, a paragraph); its start and end offsets."""
+        separator = "\f" * self._pages if self._pages else ("\n\n" if self._size else "")
+        self._page += self._pages
+        self._pages = 0
+        self._parts += [separator, block]
+        start = self._size + len(separator)
+        self._size = start + len(block)
+        return start, self._size
+
+    def new_page(self) -> None:
+        """What comes next is on the next page: a form feed, even where the text starts."""
+        self._pages += 1
+
+    def passage(
+        self,
+        text: str,
+        heading_path: list[str] | None = None,
+        anchor: str | None = None,
+        reference: str | None = None,
+        *,
+        paged: bool = False,
+        **fields: Any,
+    ) -> Passage:
+        """A passage of ``text``, appended here; ``paged``: on the current page."""
+        start, end = self.add(text)
+        page = self._page if paged else None
+        return Passage(
+            text, heading_path or [], anchor, reference, start=start, end=end, page=page,
+            page_end=page, **fields,
+        )  # fmt: skip
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
 
 
 def passage_tags(document: Document, passage: Passage, extra: Sequence[str] = ()) -> list[str]:

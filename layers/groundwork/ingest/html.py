@@ -12,10 +12,19 @@ own number are referenced by their position in the section.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from groundwork.ingest.document import Document, Passage, answer_of, is_content, number_of, year_in
+from groundwork.ingest.document import (
+    Document,
+    Passage,
+    TextBuilder,
+    answer_of,
+    is_content,
+    number_of,
+    year_in,
+)
 
 PASSAGE_CHARS = 900
 
@@ -68,6 +77,8 @@ class _Reader(HTMLParser):
         self._heading = 0
         self._heading_anchor: str | None = None
         self._anchor: str | None = None
+        # Inside <pre>: code, whose line breaks are kept (the block is fenced as in Markdown).
+        self._pre = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
@@ -93,6 +104,8 @@ class _Reader(HTMLParser):
             self._heading_anchor = values.get("id") or self._anchor
         elif tag in _BLOCKS:
             self._flush()
+        if tag == "pre":
+            self._pre += 1
         if tag == "a" and values.get("href", "").startswith("#"):
             self._local_link = True
         anchor = values.get("id") or (values.get("name") if tag == "a" else None)
@@ -108,6 +121,8 @@ class _Reader(HTMLParser):
             self._local_link = False
         elif tag in _HEADINGS or tag in _BLOCKS:
             self._flush()
+            if tag == "pre":
+                self._pre = max(0, self._pre - 1)
 
     def handle_data(self, data: str) -> None:
         if self._skipping:
@@ -127,6 +142,9 @@ class _Reader(HTMLParser):
 
     def _flush(self) -> None:
         text = " ".join("".join(self._text).split())
+        if self._pre and text:
+            code = textwrap.dedent("".join(self._text).strip("\n")).rstrip()
+            text = f"```\n{code}\n```"
         navigation = self._linked >= len(text.replace(" ", ""))
         self._text.clear()
         self._linked = 0
@@ -138,10 +156,7 @@ class _Reader(HTMLParser):
 
 
 def parse_html(text: str) -> Document:
-    reader = _Reader()
-    reader.feed(text)
-    reader.close()
-    meta = reader.meta
+    blocks, meta = blocks_of(text)
     title, _, author = meta.get("title", "").partition(", by ")
     document = Document(
         title=title or None,
@@ -150,12 +165,33 @@ def parse_html(text: str) -> Document:
         url=meta.get("url"),
         language=meta.get("language"),
     )
-    blocks = _without_licence(reader.blocks)
+    fill(document, blocks)
+    return document
+
+
+def blocks_of(text: str) -> tuple[list[_Block], dict[str, str]]:
+    """An HTML page's blocks in reading order, and its metadata (``title``, ``author``…)."""
+    reader = _Reader()
+    reader.feed(text)
+    reader.close()
+    return reader.blocks, reader.meta
+
+
+def fill(document: Document, blocks: list[_Block], *, anchors: bool = True) -> None:
+    """The document's passages and extracted text from its pages' blocks; its title, when it
+    has none, from the first ``h1``. Without ``anchors``, passages point at no section (an
+    EPUB's chapters are files inside the book, which no link opens)."""
+    blocks = _without_licence(blocks)
     if document.title is None:
         document.title = next((b.text for b in blocks if b.heading == 1), None)
+    built = TextBuilder()
     for section in _sections(blocks):
-        document.passages.extend(_passages(section))
-    return document
+        if not anchors:
+            section.anchor = None
+        if section.title:
+            built.add(section.title)
+        document.passages.extend(_passages(section, built))
+    document.text = built.text
 
 
 def _sections(blocks: list[_Block]) -> list[_Section]:
@@ -190,7 +226,7 @@ def _sections(blocks: list[_Block]) -> list[_Section]:
     return [s for s in sections if s.paragraphs]
 
 
-def _passages(section: _Section) -> list[Passage]:
+def _passages(section: _Section, built: TextBuilder) -> list[Passage]:
     passages: list[Passage] = []
     pieces: list[str] = []
     numbers: list[str] = []
@@ -202,9 +238,11 @@ def _passages(section: _Section) -> list[Passage]:
             if numbers:
                 reference = numbers[0] if len(numbers) == 1 else f"{numbers[0]}–{numbers[-1]}"
             text, questions = answer_of("\n\n".join(pieces))
+            for question in questions[:1]:
+                built.add(question)
             passages.append(
-                Passage(text, section.path + questions[:1], section.anchor, reference,
-                        author=section.author, year=section.year)
+                built.passage(text, section.path + questions[:1], section.anchor, reference,
+                              author=section.author, year=section.year)
             )  # fmt: skip
         pieces.clear()
         numbers.clear()

@@ -3,7 +3,8 @@
 A line is either one passage (``text``) or one document with its ``paragraphs`` (strings, or
 objects with ``text`` and ``n``, the paragraph number). Fields, all optional but ``text``:
 ``title``, ``author``, ``year``, ``url`` (or ``source_url``), ``heading``, ``heading_path``,
-``reference`` (or ``n``), ``tags``, ``language``, ``period_start``, ``period_end``.
+``reference`` (or ``n``), ``tags``, ``language``, ``period_start``, ``period_end``. The
+extracted text is the passages' texts, a blank line apart.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from groundwork.ingest.document import Document, Passage
+from groundwork.ingest.document import Document, Passage, TextBuilder
 
 
 def parse_jsonl(text: str) -> Document:
@@ -32,6 +33,10 @@ def parse_jsonl(text: str) -> Document:
         else:
             document.passages.append(_passage(row, number))
         document.title = document.title or _text(row.get("title"))
+    built = TextBuilder()
+    for passage in document.passages:
+        passage.start, passage.end = built.add(passage.text)
+    document.text = built.text
     return document
 
 

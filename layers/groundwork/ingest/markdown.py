@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 
-from groundwork.ingest.document import Document, Passage, answer_of, is_content, pack, slug
+from groundwork.ingest.document import Document, TextBuilder, answer_of, is_content, pack, slug
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+# "Title" over a line of "=" (level 1) or "-" (level 2): a setext heading.
+_UNDERLINE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE = re.compile(r"^(```|~~~)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
@@ -21,6 +23,7 @@ PASSAGE_CHARS = 900
 def parse_markdown(text: str) -> Document:
     document = Document()
     body = _front_matter(text, document)
+    built = TextBuilder()
     path: list[str] = []
     anchor: str | None = None
     paragraphs: list[str] = []
@@ -28,22 +31,38 @@ def parse_markdown(text: str) -> Document:
     def flush() -> None:
         for piece, reference in pack(paragraphs, PASSAGE_CHARS):
             text, questions = answer_of(piece)
-            document.passages.append(Passage(text, path + questions[:1], anchor, reference))
+            for question in questions[:1]:
+                built.add(question)
+            document.passages.append(built.passage(text, path + questions[:1], anchor, reference))
         paragraphs.clear()
 
     for block in _blocks(body):
-        heading = _HEADING.match(block) if "\n" not in block else None
+        heading = _heading(block)
         if heading:
             flush()
-            level, title = len(heading.group(1)), _inline(heading.group(2))
+            level, title = heading
             if level == 1 and document.title is None:
                 document.title = title
             path = [*path[: level - 1], title]
             anchor = slug(title)
+            built.add(title)
         elif is_content(block):
             paragraphs.append(block)
     flush()
+    document.text = built.text
     return document
+
+
+def _heading(block: str) -> tuple[int, str] | None:
+    """An ATX (``## Title``) or setext (``Title`` over ``=====``) heading's level and text."""
+    lines = block.split("\n")
+    if len(lines) == 1:
+        atx = _HEADING.match(block)
+        return (len(atx.group(1)), _inline(atx.group(2))) if atx else None
+    underline = _UNDERLINE.match(lines[-1])
+    if underline and not _FENCE.match(lines[0].strip()):
+        return (1 if underline.group(1)[0] == "=" else 2), _inline(" ".join(lines[:-1]).strip())
+    return None
 
 
 def _front_matter(text: str, document: Document) -> str:

@@ -2,6 +2,8 @@
 
 A passage's URL opens its page (``file.pdf#page=3``, the PDF open parameter every viewer
 reads); its reference is its own paragraph number when it has one, else its page ("p. 3").
+Passages are cut at page breaks, so each lies on one page (``page`` and ``page_end`` are the
+same); the extracted text separates pages with a form feed.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import io
 import re
 
-from groundwork.ingest.document import Document, Passage, pack
+from groundwork.ingest.document import Document, TextBuilder, pack
 
 PASSAGE_CHARS = 900
 _LINE_END = re.compile(r"[.?!:]['\"”’)]?$")
@@ -25,13 +27,21 @@ def parse_pdf(raw: bytes) -> Document:
         author=_clean(info.author) if info else None,
         year=_year(str(info.get("/CreationDate", ""))) if info else None,
     )
+    built = TextBuilder()
     for number, page in enumerate(reader.pages, start=1):
+        if number > 1:
+            built.new_page()
         for piece, reference in pack(paragraphs(page.extract_text() or ""), PASSAGE_CHARS):
             document.passages.append(
-                Passage(piece, anchor=f"page={number}", reference=reference or f"p. {number}")
-            )
+                built.passage(
+                    piece, anchor=f"page={number}", reference=reference or f"p. {number}",
+                    paged=True,
+                )
+            )  # fmt: skip
     if document.title is None and document.passages:
-        document.title = document.passages[0].text.split("\n")[0][:200]
+        first = document.passages[0].text.split("\n")[0]
+        document.title = first if len(first) <= 120 else None
+    document.text = built.text
     return document
 
 

@@ -29,7 +29,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".jsonl")
+SUFFIXES = (
+    ".md", ".markdown", ".rst", ".rest", ".txt", ".html", ".htm", ".xhtml", ".pdf", ".docx",
+    ".pptx", ".epub", ".jsonl",
+)  # fmt: skip
+#: Part of every source's content hash: a new version of the parsers (what cards hold, where
+#: they point) makes every file changed, so the next ingest reads it again.
+PARSER_VERSION = "2"
 #: Document fields a caller may set for a whole batch (``groundwork ingest --title …``).
 METADATA = ("title", "author", "year", "url", "language", "period_start", "period_end")
 _CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([\w-]+)""", re.I)
@@ -44,7 +50,23 @@ def parse(suffix: str, raw: bytes) -> Document:
         from groundwork.ingest.pdf import parse_pdf
 
         return parse_pdf(raw)
-    if suffix in (".html", ".htm"):
+    if suffix == ".docx":
+        from groundwork.ingest.docx import parse_docx
+
+        return parse_docx(raw)
+    if suffix == ".pptx":
+        from groundwork.ingest.pptx import parse_pptx
+
+        return parse_pptx(raw)
+    if suffix == ".epub":
+        from groundwork.ingest.epub import parse_epub
+
+        return parse_epub(raw)
+    if suffix in (".rst", ".rest"):
+        from groundwork.ingest.rst import parse_rst
+
+        return parse_rst(_decode(raw, "utf-8"))
+    if suffix in (".html", ".htm", ".xhtml"):
         from groundwork.ingest.html import parse_html
 
         declared = _CHARSET.search(raw[:4096])
@@ -61,7 +83,12 @@ def parse(suffix: str, raw: bytes) -> Document:
         from groundwork.ingest.jsonl import parse_jsonl
 
         return parse_jsonl(_decode(raw, "utf-8"))
-    raise ValueError(f"no parser for {suffix or 'files without a suffix'}")
+    raise ValueError(f"{unsupported(suffix)}; Groundwork reads {', '.join(SUFFIXES)}")
+
+
+def unsupported(suffix: str) -> str:
+    """Why a file of this suffix is not read: "unsupported type .heic"."""
+    return f"unsupported type {suffix.lower()}" if suffix else "unsupported type (no suffix)"
 
 
 def _decode(raw: bytes, encoding: str) -> str:
@@ -98,26 +125,47 @@ def shown(path: Path | str) -> str:
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def discover(path: Path) -> tuple[list[Path], dict[str, str]]:
-    """The files under ``path`` that a parser reads, in a stable order, and the folders left
-    out with why.
+@dataclass
+class Discovery:
+    """What a path holds for ingesting: the files a parser reads, in a stable order, the
+    files of other types (by path, with why), and the folders left out (with why)."""
 
-    Links to folders are not followed (their reasons: a loop, outside the folder, or a folder
-    whose files are found where it is). Links to files are listed: the ingestor refuses those
-    that loop, are broken or lead outside the folder, with the reason.
+    files: list[Path] = field(default_factory=list)
+    unsupported: dict[str, str] = field(default_factory=dict)
+    folders: dict[str, str] = field(default_factory=dict)
+
+
+def discover(path: Path) -> Discovery:
+    """The files under ``path`` (or ``path`` itself), sorted by what happens to them.
+
+    Hidden files and folders (``.git``, ``.DS_Store``) are not looked at. Links to folders
+    are not followed (their reasons: a loop, outside the folder, or a folder whose files are
+    found where it is). Links to files are listed: the ingestor refuses those that loop, are
+    broken or lead outside the folder, with the reason.
     """
     if not path.is_dir():
-        return [path], {}
-    files: list[Path] = []
-    skipped: dict[str, str] = {}
+        if path.suffix.lower() in SUFFIXES:
+            return Discovery(files=[path])
+        return Discovery(unsupported={str(path): unsupported(path.suffix)})
+    found = Discovery()
     root = path.resolve()
     for folder, folders, names in os.walk(path):
         here = Path(folder)
-        for name in sorted(folders):
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        for name in folders:
             if (here / name).is_symlink():
-                skipped[str(here / name)] = _folder_link(here / name, root)
-        files += [here / n for n in names if Path(n).suffix.lower() in SUFFIXES]
-    return sorted(files), skipped
+                found.folders[str(here / name)] = _folder_link(here / name, root)
+        for name in names:
+            suffix = Path(name).suffix.lower()
+            if name.startswith("."):
+                continue
+            if suffix in SUFFIXES:
+                found.files.append(here / name)
+            else:
+                found.unsupported[str(here / name)] = unsupported(suffix)
+    found.files.sort()
+    found.unsupported = dict(sorted(found.unsupported.items()))
+    return found
 
 
 def _folder_link(link: Path, root: Path) -> str:
@@ -154,6 +202,13 @@ def _read_checked(file: Path, root: Path, limit: int) -> bytes:
             f"bigger than {limit:,} bytes, the limit (GROUNDWORK_INGEST_MAX_FILE_BYTES)"
         )
     return raw
+
+
+def title_from_name(file: Path) -> str:
+    """A document that names no title is called by its file's name: "leave-policy.md" is
+    "Leave policy"."""
+    words = re.sub(r"[-_.]+", " ", file.stem).strip()
+    return words[:1].upper() + words[1:] if words else file.name
 
 
 def source_id(collection: str, location: str) -> str:
@@ -253,7 +308,7 @@ class Ingestor:
                 report.deleted += 1
         unrecorded = set(self._retriever.source_cards(collection)) - recorded
         if unrecorded:
-            files = discover(path)[0] if path.is_dir() else [path]
+            files = discover(path).files if path.is_dir() else [path]
             named = set().union(
                 *(possible_ids(collection, PurePosixPath(f.resolve().as_posix())) for f in files)
             )
@@ -300,7 +355,7 @@ class Ingestor:
     ) -> None:
         location = location_of(file, root)
         raw = _read_checked(file, root, self._max_file_bytes)
-        settings = repr((sorted(tags), sorted(metadata.items()))).encode()
+        settings = repr((PARSER_VERSION, sorted(tags), sorted(metadata.items()))).encode()
         digest = hashlib.sha256(raw + settings).hexdigest()
         sid = source_id(collection, location)
         existing = self._storage.get_source(sid)
@@ -310,6 +365,7 @@ class Ingestor:
             report.unchanged += 1
             return
         document = parse(file.suffix, raw)
+        document.title = document.title or title_from_name(file)
         for key, value in metadata.items():
             setattr(document, key, value)
         if not document.passages:
@@ -408,6 +464,10 @@ def cards_of(
                 period_start=passage.period_start or document.period_start,
                 period_end=passage.period_end or document.period_end,
                 position=i,
+                char_start=passage.start,
+                char_end=passage.end,
+                page=passage.page,
+                page_end=passage.page_end,
             )
         )
     return cards

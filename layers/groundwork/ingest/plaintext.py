@@ -5,14 +5,18 @@ A heading is a short block that starts with a structural word and a number ("Art
 "Section 2." starts a section of its own. Project Gutenberg e-texts lose their licence and
 give their header's title and author; their producers' credits and transcriber's notes are
 not content. A catechism's "Q. 12. {3} Question? A. Answer." is its answer, headed by its
-question and cited by its number.
+question and cited by its number. A line underlined (or over- and underlined) with ``=``,
+``-``, ``~``… is a heading too, as in reStructuredText and setext Markdown, each style a level
+in the order they first appear; a block whose every line is indented is code, kept with its
+line breaks (fenced, as in Markdown).
 """
 
 from __future__ import annotations
 
 import re
+import textwrap
 
-from groundwork.ingest.document import Document, Passage, answer_of, gutenberg, is_content, pack
+from groundwork.ingest.document import Document, TextBuilder, answer_of, gutenberg, is_content, pack
 
 PASSAGE_CHARS = 900
 
@@ -22,19 +26,30 @@ _ORDINAL = (
 # The structural words, by depth.
 _LEVELS = {"part": 1, "book": 1, "chapter": 2, "lesson": 2, "article": 2, "amendment": 2,
            "section": 3}  # fmt: skip
+#: The level of the first underline style; each new style is one deeper. The structural
+#: words keep theirs (Part 1, Chapter 2, Section 3).
+_UNDERLINED_LEVEL = 1
 _KEYWORD = re.compile(rf"^({'|'.join(_LEVELS)})\s+{_ORDINAL}\.?(?=\s|$)", re.I)
 _INLINE_SECTION = re.compile(r"^(Section\s+\d+)\.\s+\S", re.I)
 _HEADING_CHARS = 120
+# A line of one punctuation character repeated: an underline, an overline or a transition.
+_RULE = re.compile(r"^([=\-~^*#+`:.'\"_])\1{2,}\s*$")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
 
 
 def parse_text(text: str) -> Document:
     fields, body = gutenberg(text.replace("\r\n", "\n"))
-    blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n", body) if b.strip()]
+    styles: list[tuple[str, bool]] = []  # underline styles, in the order they first appear
+    blocks = [_block(b, styles) for b in re.split(r"\n\s*\n", body) if b.strip()]
+    blocks = [b for b in blocks if b[0]]
+    first = blocks[0][0] if blocks else ""
     document = Document(
-        title=fields.get("title") or (blocks[0][:200] if blocks else None),
+        # The first block names the document when it is short, as a title is.
+        title=fields.get("title") or (first if 0 < len(first) <= _HEADING_CHARS else None),
         author=fields.get("author"),
         language=fields.get("language"),
     )
+    built = TextBuilder()
     path: list[tuple[int, str]] = []
     reference: str | None = None
     paragraphs: list[str] = []
@@ -43,13 +58,17 @@ def parse_text(text: str) -> Document:
         headings = [title for _, title in path]
         for piece, number in pack(paragraphs, PASSAGE_CHARS):
             text, questions = answer_of(piece)
+            for question in questions[:1]:
+                built.add(question)
             document.passages.append(
-                Passage(text, headings + questions[:1], reference=number or reference)
+                built.passage(text, headings + questions[:1], reference=number or reference)
             )
         paragraphs.clear()
 
-    for block in filter(is_content, blocks):
-        level = _heading_level(block)
+    for block, underlined in blocks:
+        if not is_content(block):
+            continue
+        level = underlined or (None if block.startswith("```") else _heading_level(block))
         inline = _INLINE_SECTION.match(block)
         if level is None and inline:
             level, title = _LEVELS["section"], inline.group(1)
@@ -64,8 +83,36 @@ def parse_text(text: str) -> Document:
         reference = ", ".join(t for _, t in path) if inline and level is not None else None
         if inline:
             paragraphs.append(block)
+        else:
+            built.add(title)
     flush()
+    document.text = built.text
     return document
+
+
+def _block(raw: str, styles: list[tuple[str, bool]]) -> tuple[str, int | None]:
+    """A block's text, and its heading level when it is an underlined title.
+
+    Lines are joined, except in code (every line indented), which keeps its line breaks in a
+    fence. An underline is at least half as long as its one-line title.
+    """
+    lines = [line.rstrip() for line in raw.strip("\n").split("\n") if line.strip()]
+    if lines and all(_INDENTED.match(line) for line in lines):
+        return "```\n" + textwrap.dedent("\n".join(lines)) + "\n```", None
+    over = bool(lines) and _RULE.match(lines[0].strip()) is not None and len(lines) >= 3
+    body = lines[1:] if over else lines
+    under = _RULE.match(body[-1].strip()) if len(body) == 2 else None
+    if (
+        under
+        and len(body[-1].strip()) * 2 >= len(body[0].strip())
+        and (not over or lines[0].strip()[0] == under.group(1))
+    ):
+        style = (under.group(1), over)
+        if style not in styles:
+            styles.append(style)
+        return " ".join(" ".join(body[:-1]).split()), _UNDERLINED_LEVEL + styles.index(style)
+    kept = [line for line in lines if not _RULE.match(line.strip())]  # transitions
+    return " ".join(" ".join(kept).split()), None
 
 
 def _heading_level(block: str) -> int | None:

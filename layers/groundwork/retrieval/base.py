@@ -139,6 +139,12 @@ class Retriever(ABC):
     def count(self, collection: str | None = None) -> int:
         """How many cards the index holds, in one collection or in all."""
 
+    def unlocated(self) -> dict[str, int]:
+        """Cards written before cards knew where they are in their document (no character
+        range), counted by collection: their citations have no ``source_location`` until
+        their files are ingested again."""
+        return {}
+
     @abstractmethod
     def source_counts(self, where: SearchFilter) -> dict[str, int]:
         """How many cards ``where`` allows in each source (sources without any are absent)."""

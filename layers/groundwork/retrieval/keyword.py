@@ -299,6 +299,14 @@ class KeywordIndex(Retriever):
                 ).fetchone()
         return int(row[0])
 
+    def unlocated(self) -> dict[str, int]:
+        with self._lock, reported():
+            rows = self._db.execute(
+                "SELECT collection, count(*) FROM cards "
+                "WHERE json_extract(payload, '$.char_start') IS NULL GROUP BY collection"
+            ).fetchall()
+        return {str(name): int(n) for name, n in rows}
+
     def source_counts(self, where: SearchFilter) -> dict[str, int]:
         conditions, args = filter_sql(where)
         with self._lock, reported():

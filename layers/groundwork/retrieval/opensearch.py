@@ -117,6 +117,8 @@ def mapping(
                 "language": {"type": "keyword"},
                 "period_start": {"type": "keyword"},
                 "period_end": {"type": "keyword"},
+                "char_start": {"type": "integer"},
+                "page": {"type": "integer"},
                 "text": {"type": "text", "analyzer": "english"},
                 "heading": {"type": "text", "analyzer": "english"},
                 "title": {"type": "text", "analyzer": "english"},
@@ -170,6 +172,8 @@ PIPELINE: dict[str, Any] = {
     ],
 }
 _FIELDS = ["text^10", "heading^4", "title^2"]
+#: Fields added to the mapping after the first release; ``ensure`` adds them to an older index.
+_LATER_FIELDS = ("language", "char_start", "page", "sentence_vectors")
 
 
 class OpenSearchIndex(Retriever):
@@ -239,10 +243,11 @@ class OpenSearchIndex(Retriever):
         except RequestError as error:
             if error.error != "resource_already_exists_exception":
                 raise
-            # An index created before cards had a language, or stored their sentences'
-            # vectors, gains the fields (strict mapping); its recorded model stays its own.
-            fields = self.mapping["mappings"]["properties"]
-            later = {name: fields[name] for name in ("language", "sentence_vectors")}
+            # An index created before cards had these fields (a language, where they are in
+            # their document, their sentences' vectors) gains them (strict mapping); its
+            # recorded model stays its own.
+            properties = self.mapping["mappings"]["properties"]
+            later = {name: properties[name] for name in _LATER_FIELDS}
             self._call(
                 self._client.indices.put_mapping, index=self._index, body={"properties": later}
             )
@@ -497,6 +502,18 @@ class OpenSearchIndex(Retriever):
         response = self._read(self._client.count, index=self._index, body={"query": query})
         return 0 if response is None else int(response["count"])
 
+    def unlocated(self) -> dict[str, int]:
+        body = {
+            "size": 0,
+            "query": {"bool": {"must_not": [{"exists": {"field": "char_start"}}]}},
+            "aggs": {"collections": {"terms": {"field": "collection", "size": 10_000}}},
+        }
+        response = self._read(self._client.search, index=self._index, body=body)
+        if response is None:
+            return {}
+        buckets = response.get("aggregations", {}).get("collections", {}).get("buckets", [])
+        return {str(b["key"]): int(b["doc_count"]) for b in buckets}
+
     def source_counts(self, where: SearchFilter) -> dict[str, int]:
         """A composite aggregation on ``source_id`` under the filter, paged: any number of
         sources. A read: what was written less than a refresh ago may not count yet."""
@@ -707,6 +724,8 @@ def document(card: Card, vector: list[float], sentences: bytes = b"") -> dict[st
         "language": card.language,
         "period_start": day(start) if start else None,
         "period_end": day(end, end=True) if end else None,
+        "char_start": card.char_start,
+        "page": card.page,
         "text": card.text,
         "heading": " ".join(card.heading_path),
         "title": card.title or "",

@@ -67,6 +67,11 @@ _SAME_SUBJECT = re.compile(r"^the same subject continued,?\s+(?:and\s+)?", re.IG
 _LEADING = re.compile(
     r"^(?:on|of|concerning|about|regarding|über|von|zu|sur|de|sobre)\s+", re.IGNORECASE
 )
+# Headings of code-heavy text that no person would ask about as written: markup and code
+# ("* ``attached``", "os.path.join()", "--verbose", "max_tokens", "a = b", "<div>").
+_CODE_LIKE = re.compile(
+    r"[`*=<>{}\[\]|\\$#~^]|\(\)|(?:^|\s)--?\w|[a-z0-9]_[a-z0-9]|[a-z_]\.[a-z_]|::"
+)
 # "Article 1", "ARTICLE THREE", "Section 8", "Amendment XIV", "Artikel 3", "§ 4"
 _REFERENCE = re.compile(
     r"^(?:article|section|amendment|clause|chapter|part|artikel|abschnitt|kapitel|absatz"
@@ -170,7 +175,11 @@ def _heading_question(
     title: str | None,
 ) -> str | None:
     heading = path[-1].strip()
-    if _BOILERPLATE_HEADINGS.match(heading) or is_boilerplate(heading):
+    if (
+        _BOILERPLATE_HEADINGS.match(heading)
+        or is_boilerplate(heading)
+        or _CODE_LIKE.search(heading)
+    ):
         return None
     if _REFERENCE.match(heading):
         if _is_list_of_names(section):

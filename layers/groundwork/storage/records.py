@@ -8,7 +8,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, JsonValue
 
-from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
+from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
+    Citation,
+    GroundingSupport,
+)
 
 #: Question ids are int64 in the API; 53 bits keep them exact in JavaScript clients too.
 _QUESTION_ID_BITS = 53
@@ -94,6 +97,7 @@ class QuestionRecord(BaseModel):
     answer_id: str
     answer: str
     citations: list[Citation] = Field(default_factory=list)
+    grounding_supports: list[GroundingSupport] = Field(default_factory=list)
     support: float | None = None
     quality: str = "precise"
     cached: bool = False

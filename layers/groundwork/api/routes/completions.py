@@ -47,8 +47,8 @@ router = APIRouter(prefix="/v1", tags=["chat completions"])
 
 _STREAM_DOC = (
     "With `stream: true`: `text/event-stream` of `chat.completion.chunk` objects; the last "
-    "chunk (empty `delta`, `finish_reason`) carries `citations`, `support_score`, "
-    "`answerability`, `confidence` and `refusal_reason`."
+    "chunk (empty `delta`, `finish_reason`) carries `citations`, `grounding_supports`, "
+    "`support_score`, `answerability`, `confidence` and `refusal_reason`."
 )
 
 
@@ -109,6 +109,7 @@ async def create_chat_completion(
             ],
             usage=_usage(prompt_tokens, answer.completion_tokens),
             citations=answer.citations,
+            grounding_supports=answer.grounding_supports,
             support_score=answer.support_score,
             language=answer.language,
             requested_language=options.language,
@@ -165,6 +166,7 @@ async def _sse(
                     | {
                         "choices": [_choice({}, event.finish_reason)],
                         "citations": [c.model_dump() for c in event.citations],
+                        "grounding_supports": [g.model_dump() for g in event.grounding_supports],
                         "support_score": event.support_score,
                         "language": event.language,
                         "requested_language": requested_language,

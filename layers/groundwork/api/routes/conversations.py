@@ -83,6 +83,7 @@ def _feed(conv_id: str, turns: list[Turn], access: Access) -> Feed:
                 answer=chosen.answer if visible else "",
                 answer_id=chosen.answer_id,
                 citations=chosen.citations if visible else [],
+                grounding_supports=chosen.grounding_supports if visible else [],
                 support_score=chosen.support if visible else None,
                 withheld=not visible,
                 cached=chosen.cached,

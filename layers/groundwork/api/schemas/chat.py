@@ -11,7 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from groundwork.answer.confidence import RefusalReason  # noqa: TC001 (pydantic needs it)
 from groundwork.chat.request import ChatScope, Quality  # noqa: TC001 (pydantic needs them)
-from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
+from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
+    Citation,
+    GroundingSupport,
+)
 
 
 class ChatExport(BaseModel):
@@ -28,6 +31,11 @@ class ChatDone(BaseModel):
     request_id: str | None = None
     text: str
     citations: list[Citation]
+    grounding_supports: list[GroundingSupport] = Field(
+        default_factory=list,
+        description="The cited sentences of `text` (UTF-8 byte offsets) and their citations; "
+        "empty for an answer saved before they were kept.",
+    )
     support_score: float | None = Field(
         None,
         description="0–1: how well the citations back the answer's sentences (a quote supports "
@@ -71,6 +79,7 @@ class FeedItem(BaseModel):
     answer: str
     answer_id: str
     citations: list[Citation]
+    grounding_supports: list[GroundingSupport] = Field(default_factory=list)
     support_score: float | None
     cached: bool
     quality: str

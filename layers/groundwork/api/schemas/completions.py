@@ -8,7 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from groundwork.answer.confidence import RefusalReason  # noqa: TC001 (pydantic needs it at run time)
 from groundwork.chat.request import ChatScope  # noqa: TC001 (pydantic needs it at run time)
-from groundwork.domain.citations import Citation  # noqa: TC001 (pydantic needs it at run time)
+from groundwork.domain.citations import (  # noqa: TC001 (pydantic needs them at run time)
+    Citation,
+    GroundingSupport,
+)
 
 
 class TextPart(BaseModel):
@@ -103,6 +106,12 @@ class ChatCompletion(BaseModel):
     choices: list[Choice]
     usage: Usage
     citations: list[Citation]
+    grounding_supports: list[GroundingSupport] = Field(
+        default_factory=list,
+        description="Each cited sentence of the answer (UTF-8 byte offsets into the content, "
+        "its markers left out) with the citations that support it and their scores, as "
+        "Vertex AI's `groundingSupports`.",
+    )
     support_score: float | None = Field(
         None,
         description="0–1: how well the citations back the answer's sentences (null when "

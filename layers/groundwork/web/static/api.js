@@ -17,7 +17,17 @@ export class ApiFailure extends Error {
     this.status = status;
     this.code = error?.code || null;
   }
+
+  // The service wants a key (none was saved, or not a valid one). On a laptop it asks for
+  // none: `groundwork serve` lets this computer's own requests in as the user `local`.
+  get needsKey() {
+    return this.status === 401;
+  }
 }
+
+export const KEY_HELP =
+  "This needs an API key: enter it at the top of the page (an admin makes one with " +
+  "`groundwork admin create-key`).";
 
 function headers() {
   const sent = { "Content-Type": "application/json" };

@@ -1,6 +1,6 @@
 // Ask: a question with its scope, answered by POST /v1/chat as a stream.
 
-import { apiKey, streamChat } from "./api.js";
+import { KEY_HELP, streamChat } from "./api.js";
 import { el, renderAnswer } from "./answer.js";
 import { chosenScope, loadCollections } from "./scope.js";
 
@@ -48,11 +48,6 @@ function requestId() {
 // shown in `errorBox`). Shared with the conversation view's edit and regenerate.
 export async function streamInto(target, body, errorBox) {
   errorBox.hidden = true;
-  if (!apiKey()) {
-    errorBox.textContent = "Native chat needs an API key: enter it at the top of the page.";
-    errorBox.hidden = false;
-    return null;
-  }
   const answer = el("p", { class: "answer streaming" });
   target.replaceChildren(answer);
   target.setAttribute("aria-busy", "true");
@@ -61,7 +56,12 @@ export async function streamInto(target, body, errorBox) {
       answer.textContent += text;
     });
   } catch (failure) {
-    errorBox.textContent = failure.code ? `${failure.message} (${failure.code})` : failure.message;
+    target.replaceChildren();
+    errorBox.textContent = failure.needsKey
+      ? KEY_HELP
+      : failure.code
+        ? `${failure.message} (${failure.code})`
+        : failure.message;
     errorBox.hidden = false;
     return null;
   } finally {
@@ -105,7 +105,7 @@ function refusalNotice(done) {
 
 export function showDone(target, done, onFresh) {
   const body = el("div", { class: "answer-body" });
-  const scored = renderAnswer(body, done.text, done.citations);
+  const scored = renderAnswer(body, done.text, done.citations, done.grounding_supports);
   const meta = el(
     "p",
     { class: "meta" },

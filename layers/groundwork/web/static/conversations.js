@@ -1,7 +1,7 @@
 // Conversations: the key's user's conversations (GET /v1/conversations), each one's feed,
 // and versions of its turns.
 
-import { apiKey, conversations, feed, selectVersion } from "./api.js";
+import { conversations, feed, selectVersion } from "./api.js";
 import { el } from "./answer.js";
 import { showDone, streamInto } from "./ask.js";
 
@@ -18,16 +18,14 @@ let lastAsked = null;
 export async function showConversations(asked = null) {
   const fresh = Boolean(asked) && asked !== lastAsked;
   if (fresh) lastAsked = asked;
-  if (!apiKey()) {
+  const page = await fetchPage(null);
+  if (!page) {
     listed = [];
     nextCursor = null;
     current = null;
-    renderList("Enter your API key to see your conversations.");
     $("conv-feed").replaceChildren();
     return;
   }
-  const page = await fetchPage(null);
-  if (!page) return;
   listed = page.data;
   nextCursor = page.next_cursor;
   if (fresh) current = asked;
@@ -40,7 +38,8 @@ async function fetchPage(cursor) {
   try {
     return await conversations(PAGE, cursor);
   } catch (failure) {
-    fail(failure);
+    if (failure.needsKey) renderList("Enter your API key to see your conversations.");
+    else fail(failure);
     return null;
   }
 }
@@ -147,6 +146,7 @@ function turn(conversationId, item) {
       {
         text: item.answer,
         citations: item.citations,
+        grounding_supports: item.grounding_supports,
         support_score: item.support_score,
         cached: item.cached,
         quality: item.quality,

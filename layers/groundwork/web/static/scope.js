@@ -1,7 +1,7 @@
 // The scope pickers of Ask: the collections the key's user may search (GET /v1/collections)
 // as checkboxes, and one source of the chosen collections.
 
-import { apiKey, collections } from "./api.js";
+import { collections } from "./api.js";
 import { el } from "./answer.js";
 
 const $ = (id) => document.getElementById(id);
@@ -47,15 +47,15 @@ export async function loadCollections() {
   listed = [];
   box.replaceChildren();
   fillSources();
-  if (!apiKey()) {
-    say("Enter your API key to list your collections.");
-    return;
-  }
   say("Loading your collections…");
   try {
     listed = (await collections()).data;
   } catch (failure) {
-    say(`Your collections could not be listed: ${failure.message}`);
+    say(
+      failure.needsKey
+        ? "Enter your API key to list your collections."
+        : `Your collections could not be listed: ${failure.message}`,
+    );
     return;
   }
   box.replaceChildren(

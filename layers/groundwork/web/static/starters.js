@@ -2,7 +2,7 @@
 // conversation is empty. Clicking one asks it with its own language, which may differ from
 // the page's: a German starter is answered in German.
 
-import { apiKey, call } from "./api.js";
+import { call } from "./api.js";
 import { el } from "./answer.js";
 import { askedConversation, askWith } from "./ask.js";
 import { chosenScope } from "./scope.js";
@@ -20,7 +20,7 @@ function hide() {
 async function show() {
   const names = chosenScope().collections;
   const asking = ++loading;
-  if (!apiKey() || !names || askedConversation() !== null || !$("ask-result").hidden) {
+  if (!names || askedConversation() !== null || !$("ask-result").hidden) {
     $("ask-starters").hidden = true;
     return;
   }

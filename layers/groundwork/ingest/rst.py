@@ -1,0 +1,240 @@
+"""reStructuredText, read by docutils: the title, sections, and field lists as metadata.
+
+Metadata comes from the document's bibliographic fields (a field list before the body:
+``:Author:``, ``:Date:``, ``:Title:``…) and from a header of ``Title:``/``Author:``/``Created:``
+lines at the top, as PEPs have; neither becomes a passage. The title is docutils' document
+title (a lone top-level section title), else a ``Title`` field, else the first section's.
+Sections give the heading path and the URL's anchor (docutils' section id, which Sphinx
+keeps). Literal blocks and ``code-block`` directives stay code, fenced as in Markdown with
+their line breaks; lists, definitions, tables and admonitions are kept as text.
+
+docutils is pure Python and imported only here. Nothing outside the text is read: file
+inclusion (``include``, ``literalinclude``, ``csv-table :file:``) and ``raw`` are off, and the
+roles of Sphinx or other extensions (``:func:`x```) are read as their text.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TYPE_CHECKING, Any
+
+from groundwork.ingest.document import Document, TextBuilder, answer_of, pack, year_in
+
+if TYPE_CHECKING:
+    from docutils import nodes
+
+PASSAGE_CHARS = 900
+
+# A header of "Name: value" lines at the very top (with indented continuation lines).
+_HEADER_LINE = re.compile(r"^([A-Za-z][\w-]*):[ \t]*(.*)$")
+_EMAIL = re.compile(r"\s*<[^<>\s]+@[^<>\s]+>")
+_ROLE = re.compile(r":([A-Za-z0-9](?:[-_.:+]?[A-Za-z0-9]+)*):`")
+_SETTINGS = {
+    "file_insertion_enabled": False,
+    "raw_enabled": False,
+    "report_level": 5,
+    "halt_level": 5,
+    "_disable_config": True,
+    "input_encoding": "unicode",
+    "syntax_highlight": "none",
+    "smart_quotes": False,
+    "doctitle_xform": True,
+    "docinfo_xform": True,
+    "sectsubtitle_xform": False,
+}
+_METADATA = {
+    "title": "title",
+    "author": "author",
+    "authors": "author",
+    "date": "year",
+    "created": "year",
+    "published": "year",
+    "year": "year",
+    "language": "language",
+    "url": "url",
+}
+
+
+def parse_rst(text: str) -> Document:
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    document = Document()
+    header, body = _header(text)
+    _register_roles(body)
+    tree = publish_doctree(body, settings_overrides={**_SETTINGS, "warning_stream": io.StringIO()})
+    fields = header | _docinfo(tree, nodes)
+    for name, raw in fields.items():
+        key = _METADATA.get(name)
+        value = _EMAIL.sub("", raw).strip()
+        if key == "year":
+            document.year = document.year or year_in(value)
+        elif key and getattr(document, key) is None:
+            setattr(document, key, value)
+        elif name in ("tags", "keywords"):
+            document.tags = [t.strip() for t in re.split(r"[,;]", value) if t.strip()]
+    titled = tree.get("title")
+    if titled:
+        document.title = " ".join(str(titled).split())
+    _Walker(document, nodes).walk(tree)
+    return document
+
+
+def _header(text: str) -> tuple[dict[str, str], str]:
+    """A PEP-style header's fields (lower-cased names) and the text after it; none unless
+    the text opens with at least two such lines."""
+    lines = text.lstrip("\ufeff").split("\n")
+    fields: dict[str, str] = {}
+    last = None
+    end = 0
+    for number, line in enumerate(lines):
+        if not line.strip():
+            end = number
+            break
+        match = _HEADER_LINE.match(line)
+        if match:
+            last = match.group(1).lower()
+            fields[last] = match.group(2).strip()
+        elif line[:1].isspace() and last is not None:
+            fields[last] = f"{fields[last]} {line.strip()}".strip()
+        else:
+            return {}, text
+    else:
+        return {}, text
+    if len(fields) < 2:
+        return {}, text
+    return fields, "\n".join(lines[end:])
+
+
+def _docinfo(tree: Any, nodes: Any) -> dict[str, str]:
+    """The bibliographic fields docutils took from the field list that opens the body."""
+    found: dict[str, str] = {}
+    for info in tree.findall(nodes.docinfo):
+        for item in info.children:
+            if isinstance(item, nodes.field):
+                name = item.children[0].astext().strip().lower()
+                found[name] = " ".join(item.children[1].astext().split())
+            else:
+                found[item.tagname.lower()] = " ".join(item.astext().split())
+    return found
+
+
+def _register_roles(text: str) -> None:
+    """Roles docutils does not know (Sphinx's ``:ref:``, ``:py:func:``…) read as their text."""
+    from docutils.parsers.rst import roles
+
+    known = getattr(roles, "_roles", {}).keys() | getattr(roles, "_role_registry", {}).keys()
+    for name in set(_ROLE.findall(text)):
+        if name.lower() not in known:
+            roles.register_local_role(name, _text_role)
+
+
+def _text_role(
+    name: str,
+    rawtext: str,
+    text: str,
+    lineno: int,
+    inliner: Any,
+    options: Any = None,
+    content: Any = None,
+) -> tuple[list[Any], list[Any]]:
+    from docutils import nodes
+
+    shown = text
+    if shown.endswith(">") and "<" in shown:  # "the title <target>"
+        shown = shown[: shown.rindex("<")].strip() or shown
+    return [nodes.literal(rawtext, shown.lstrip("~!"))], []
+
+
+class _Walker:
+    """The doctree in reading order: headings into the path, body elements into passages."""
+
+    def __init__(self, document: Document, nodes: Any) -> None:
+        self.document = document
+        self.nodes = nodes
+        self.built = TextBuilder()
+        self._skip = (
+            nodes.comment, nodes.substitution_definition, nodes.target, nodes.system_message,
+            nodes.raw, nodes.docinfo, nodes.decoration, nodes.title, nodes.subtitle,
+            nodes.transition, nodes.problematic, nodes.pending,
+        )  # fmt: skip
+
+    def walk(self, tree: nodes.document) -> None:
+        if self.document.title:
+            self.built.add(self.document.title)
+        self._section(tree, [], None)
+        if self.document.title is None:
+            first = next(iter(tree.findall(self.nodes.section)), None)
+            if first is not None and first.children:
+                self.document.title = " ".join(first.children[0].astext().split())
+        self.document.text = self.built.text
+
+    def _section(self, node: Any, path: list[str], anchor: str | None) -> None:
+        paragraphs: list[str] = []
+        for child in node.children:
+            if isinstance(child, self.nodes.section):
+                self._flush(paragraphs, path, anchor)
+                title = " ".join(child.children[0].astext().split()) if child.children else ""
+                ids = child.get("ids") or []
+                self.built.add(title)
+                self._section(child, [*path, title], ids[0] if ids else anchor)
+            elif not isinstance(child, self._skip) and not self._contents(child):
+                paragraphs += [b for b in self._blocks(child) if b.strip()]
+        self._flush(paragraphs, path, anchor)
+
+    def _flush(self, paragraphs: list[str], path: list[str], anchor: str | None) -> None:
+        for piece, reference in pack(paragraphs, PASSAGE_CHARS):
+            text, questions = answer_of(piece)
+            for question in questions[:1]:
+                self.built.add(question)
+            self.document.passages.append(
+                self.built.passage(text, path + questions[:1], anchor, reference)
+            )
+        paragraphs.clear()
+
+    def _contents(self, node: Any) -> bool:
+        return isinstance(node, self.nodes.topic) and "contents" in node.get("classes", [])
+
+    def _blocks(self, node: Any) -> list[str]:
+        """A body element as blocks of text; code keeps its lines."""
+        nodes = self.nodes
+        if isinstance(node, nodes.literal_block | nodes.doctest_block):
+            classes = [c for c in node.get("classes", []) if c not in ("code", "literal-block")]
+            return [f"```{classes[0] if classes else ''}\n{node.astext().rstrip()}\n```"]
+        if isinstance(node, nodes.bullet_list | nodes.enumerated_list):
+            ordered = isinstance(node, nodes.enumerated_list)
+            return [
+                "\n".join(
+                    f"{f'{n}.' if ordered else '-'} {_flat(item)}"
+                    for n, item in enumerate(node.children, start=1)
+                )
+            ]
+        if isinstance(node, nodes.definition_list | nodes.field_list | nodes.option_list):
+            return ["\n".join(f"{_flat(i.children[0])}: {_flat(i.children[-1])}" for i in node)]
+        if isinstance(node, nodes.table):
+            rows = [" | ".join(map(_flat, row.children)) for row in node.findall(nodes.row)]
+            return ["\n".join(rows)]
+        if isinstance(node, nodes.line_block):
+            return ["\n".join(" ".join(line.astext().split()) for line in node.findall(nodes.line))]
+        if isinstance(node, nodes.Admonition):
+            label = node.tagname.capitalize() if node.tagname != "admonition" else ""
+            inner = [b for child in node.children for b in self._blocks(child) if b.strip()]
+            if label and inner:
+                inner[0] = f"{label}: {inner[0]}"
+            return inner
+        if isinstance(node, nodes.Element) and any(
+            isinstance(child, nodes.Body) for child in node.children
+        ):
+            # A container of body elements (a block quote, a topic, a figure): each of them.
+            return [
+                b
+                for child in node.children
+                if not isinstance(child, self._skip)
+                for b in self._blocks(child)
+            ]
+        return [_flat(node)]
+
+
+def _flat(node: Any) -> str:
+    return " ".join(node.astext().split())

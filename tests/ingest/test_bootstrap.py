@@ -1,0 +1,81 @@
+"""The default collection of the docs: indexed on a first start, file by file aloud, and
+indexed again when an older version wrote its cards without source locations."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from groundwork.api.startup import warn_unlocated
+from groundwork.domain.cards import Card
+from groundwork.ingest.bootstrap import ingest_docs
+from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.factory import get_retriever
+from groundwork.retrieval.keyword import KeywordIndex
+from groundwork.settings import Settings
+from groundwork.storage.sqlite import SQLiteStorage
+
+
+def _docs(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    (root / "README.md").write_text("# Tool\n\n## Run\n\nRun the tool with its one command.\n")
+    (root / "docs" / "guide.md").write_text("# Guide\n\nThe guide explains the options.\n")
+    return root
+
+
+def test_given_an_empty_collection_when_started_then_each_document_is_said_as_indexed(
+    tmp_path: Path, index: KeywordIndex, storage: SQLiteStorage
+) -> None:
+    root = _docs(tmp_path / "repo")
+    said: list[str] = []
+
+    report = ingest_docs(index, storage, root, "default", say=said.append)
+
+    assert report is not None
+    assert report.added == 2
+    assert said[0] == f"indexing 2 documents of {root} into `default` (first start)"
+    assert said[1:3] == ["  [1/2] README.md: 1 passages", "  [2/2] docs/guide.md: 1 passages"]
+    assert said[3].startswith("indexed 2 documents (2 passages) in ")
+    assert ingest_docs(index, storage, root, "default", say=said.append) is None  # nothing to do
+
+
+def test_given_cards_from_before_locations_when_started_then_the_docs_are_indexed_again(
+    tmp_path: Path, index: KeywordIndex, storage: SQLiteStorage
+) -> None:
+    """Given the docs as an older version indexed them (cards without a character range, the
+    sources' hashes without the parser version), when the service starts, then they are read
+    again and every card points into its document."""
+    root = _docs(tmp_path / "repo")
+    ingest_docs(index, storage, root, "default", say=lambda _: None)
+    everything = SearchFilter(collections=["default"])
+    old = [hit.card for hit in index.search("tool guide options command", everything, 10)]
+    index.upsert([card.model_copy(update={"char_start": None, "char_end": None}) for card in old])
+    for source in storage.list_sources("default"):
+        storage.put_source(source.model_copy(update={"content_hash": "from-an-older-version"}))
+    assert index.unlocated() == {"default": 2}
+    said: list[str] = []
+
+    report = ingest_docs(index, storage, root, "default", say=said.append)
+
+    assert report is not None
+    assert report.updated == 2
+    assert "without source locations" in said[0]
+    assert index.unlocated() == {}
+
+
+def test_given_cards_without_locations_when_serve_starts_then_it_says_how_to_add_them(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", retrieval="keyword", bootstrap_docs=False)
+    get_retriever(settings).upsert(
+        [Card(id="a-1", collection="archive", source_id="a", text="Maps are lent.", url="a.md")]
+    )
+
+    with caplog.at_level(logging.WARNING):
+        warn_unlocated(settings)
+
+    (record,) = caplog.records
+    assert "collection archive: 1 passages were indexed by an older version" in record.message
+    assert "groundwork ingest PATH --collection archive" in record.message

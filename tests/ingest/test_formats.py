@@ -1,0 +1,287 @@
+"""Documents as people have them: reStructuredText, Word, PowerPoint, EPUB, and where every
+passage sits in its document's extracted text. The fixtures are written by code here
+(``tests/ingest/conftest.py``), never binary files."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from groundwork.cli.main import main
+from groundwork.ingest.document import Document
+from groundwork.ingest.markdown import parse_markdown
+from groundwork.ingest.pipeline import Ingestor, parse
+from groundwork.ingest.plaintext import parse_text
+from groundwork.ingest.rst import parse_rst
+from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.keyword import KeywordIndex
+from groundwork.storage.sqlite import SQLiteStorage
+from tests.ingest.conftest import docx, epub, pdf, pptx
+
+PEP = """PEP: 8
+Title: Style Guide for Python Code
+Author: Guido van Rossum <guido@python.org>,
+        Barry Warsaw <barry@python.org>
+Created: 05-Jul-2001
+
+Introduction
+============
+
+This document gives coding conventions for the Python code; see :func:`os.path.join`.
+
+Code Lay-out
+============
+
+Indentation
+-----------
+
+Use 4 spaces per indentation level::
+
+    def long_function_name(
+            var_one, var_two):
+        print(var_one)
+
+.. include:: /etc/passwd
+"""
+
+
+def _located(document: Document) -> None:
+    """Every passage is exactly its stretch of the extracted text."""
+    assert document.passages
+    for passage in document.passages:
+        assert passage.start is not None
+        assert passage.end is not None
+        assert document.text[passage.start : passage.end] == passage.text
+
+
+def test_given_a_pep_style_rst_when_parsed_then_its_header_is_metadata_and_sections_structure() -> (
+    None
+):
+    document = parse_rst(PEP)
+
+    assert document.title == "Style Guide for Python Code"
+    assert document.author == "Guido van Rossum, Barry Warsaw"
+    assert document.year == "2001"
+    assert all("Created" not in p.text and "PEP" not in p.text for p in document.passages)
+    intro, indentation = document.passages
+    assert intro.heading_path == ["Introduction"]
+    assert intro.anchor == "introduction"
+    assert "see os.path.join." in intro.text  # a Sphinx role read as its text
+    assert indentation.heading_path == ["Code Lay-out", "Indentation"]
+    # The literal block stays code, with its line breaks, fenced as in Markdown.
+    assert "```\ndef long_function_name(\n        var_one, var_two):\n" in indentation.text
+    assert "root" not in document.text  # the include directive read nothing
+    _located(document)
+
+
+def test_given_rst_with_a_field_list_header_when_parsed_then_the_fields_are_metadata() -> None:
+    text = (
+        ":Title: Release Notes\n:Author: Jane Roe\n:Created: 2019-04-01\n:Tags: ops, notes\n\n"
+        "Upgrading\n=========\n\nStop the service first.\n\n"
+        ".. code-block:: sh\n\n   systemctl stop app\n   app migrate\n"
+    )
+
+    document = parse_rst(text)
+
+    assert (document.title, document.author, document.year) == ("Release Notes", "Jane Roe", "2019")
+    assert document.tags == ["ops", "notes"]
+    (passage,) = document.passages
+    assert passage.heading_path == ["Upgrading"]
+    assert passage.text == "Stop the service first.\n\n```sh\nsystemctl stop app\napp migrate\n```"
+
+
+def test_given_a_word_document_when_parsed_then_headings_lists_tables_and_code_are_kept() -> None:
+    raw = docx(
+        [
+            ("Heading1", "Leave"),
+            (None, "Staff get 25 days of paid leave a year."),
+            ("Heading2", "Sick leave"),
+            (None, "Tell your manager on the first day."),
+            ("Code", "leave --days 3\nleave --list"),
+        ],
+        author="HR team",
+        created="2023-02-01T09:00:00Z",
+    )
+
+    document = parse(".docx", raw)
+
+    assert (document.title, document.author, document.year) == ("Leave", "HR team", "2023")
+    first, second = document.passages
+    assert (first.heading_path, first.anchor) == (["Leave"], "leave")
+    assert second.heading_path == ["Leave", "Sick leave"]
+    assert second.text.endswith("```\nleave --days 3\nleave --list\n```")
+    _located(document)
+
+
+def test_given_a_word_document_with_core_properties_when_parsed_then_they_name_it() -> None:
+    raw = docx([("Heading1", "Scope"), (None, "It covers staff.")], title="Staff Handbook")
+
+    assert parse(".docx", raw).title == "Staff Handbook"
+
+
+def test_given_a_slide_deck_when_parsed_then_each_slide_is_a_page_headed_by_its_title() -> None:
+    raw = pptx([("Quarterly review", ["Revenue grew 4%.", "Costs fell."]), ("Next", ["Hire."])])
+
+    document = parse(".pptx", raw)
+
+    assert document.title == "Quarterly review"
+    assert [(p.heading_path, p.page, p.reference) for p in document.passages] == [
+        (["Quarterly review"], 1, "slide 1"), (["Next"], 2, "slide 2")]  # fmt: skip
+    _located(document)
+
+
+def test_given_an_epub_when_parsed_then_its_chapters_are_read_in_spine_order() -> None:
+    raw = epub(
+        ["<h1>Chapter One</h1><p>It was a dark night.</p>", "<h1>Two</h1><p>Dawn came.</p>"],
+        title="A Book",
+        author="Ann Lee",
+        date="1999-05-01",
+    )
+
+    document = parse(".epub", raw)
+
+    assert (document.title, document.author, document.year) == ("A Book", "Ann Lee", "1999")
+    assert [(p.heading_path, p.text) for p in document.passages] == [
+        (["Chapter One"], "It was a dark night."), (["Two"], "Dawn came.")]  # fmt: skip
+
+
+def test_given_a_pdf_when_parsed_then_each_passage_knows_its_page_in_the_text() -> None:
+    raw = pdf([["Annual report.", "Revenue grew."], ["The office moved to Leeds."]], title="R",
+              author="A")  # fmt: skip
+
+    document = parse(".pdf", raw)
+
+    assert [(p.page, p.page_end) for p in document.passages] == [(1, 1), (2, 2)]
+    for passage in document.passages:
+        assert passage.start is not None
+        assert document.text.count("\f", 0, passage.start) + 1 == passage.page
+    _located(document)
+
+
+def test_given_plain_text_with_underlined_titles_and_indented_code_when_parsed_then_kept() -> None:
+    text = (
+        "Guide\n=====\n\nSome words about the tool.\n\nInstall\n-------\n\nRun this:\n\n"
+        "    pip install tool\n    tool --help\n"
+    )
+
+    document = parse_text(text)
+
+    assert document.title == "Guide"
+    assert [p.heading_path for p in document.passages] == [["Guide"], ["Guide", "Install"]]
+    assert document.passages[1].text == "Run this:\n\n```\npip install tool\ntool --help\n```"
+    _located(document)
+
+
+def test_given_a_long_first_paragraph_in_plain_text_when_parsed_then_it_is_not_the_title() -> None:
+    assert parse_text("This first paragraph runs on. " * 10 + "\n\nMore.").title is None
+
+
+def test_given_markdown_with_setext_headings_when_parsed_then_they_are_headings() -> None:
+    document = parse_markdown("Title\n=====\n\nBody.\n\nPart\n----\n\nMore body.\n")
+
+    assert document.title == "Title"
+    assert [p.heading_path for p in document.passages] == [["Title"], ["Title", "Part"]]
+    _located(document)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "raw", "reason"),
+    [
+        (".docx", b"not a zip", "not a zip package"),
+        (".epub", docx([(None, "x")]), "META-INF/container.xml"),
+    ],
+)
+def test_given_a_broken_package_when_parsed_then_the_reason_is_given(
+    suffix: str, raw: bytes, reason: str
+) -> None:
+    with pytest.raises(ValueError, match=reason):
+        parse(suffix, raw)
+
+
+def test_given_a_zip_that_inflates_enormously_when_parsed_then_it_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from groundwork.ingest import packages
+
+    monkeypatch.setattr(packages, "MAX_PART_BYTES", 10_000)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bomb:
+        bomb.writestr("word/document.xml", "<a>" + " " * 1_000_000 + "</a>")
+
+    with pytest.raises(ValueError, match="inflates beyond"):
+        parse(".docx", out.getvalue())
+
+
+def test_given_a_folder_of_formats_and_an_unsupported_file_when_ingested_then_each_is_read(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Given .md, .rst, .docx, .pdf and a .heic, when the folder is ingested, then each
+    document has its title and sections, the .heic is named and counted, and the run
+    succeeds; a folder with nothing readable exits 1."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\n## Setup\n\nInstall it first.\n")
+    (docs / "notes.rst").write_text(":Author: Ops\n\nRelease Notes\n=============\n\nAll good.\n")
+    (docs / "handbook.docx").write_bytes(docx([("Heading1", "Leave"), (None, "25 days.")]))
+    (docs / "report.pdf").write_bytes(pdf([["Page one."], ["Page two."]], title="Report",
+                                          author="Acme"))  # fmt: skip
+    (docs / "photo.heic").write_bytes(b"\x00\x01")
+
+    code = main(["ingest", str(docs), "--collection", "mixed"])
+
+    out = capsys.readouterr()
+    assert code == 0
+    assert "4 files: 4 added" in out.out
+    assert "1 skipped: unsupported type .heic" in out.out
+    assert f"skipped: {docs / 'photo.heic'}: unsupported type .heic" in out.err
+    index = KeywordIndex(data_dir / "index.sqlite3")
+    found = {
+        hit.card.title: hit.card.heading_path
+        for query in ("Install", "good", "days", "Page")
+        for hit in index.search(query, SearchFilter(collections=["mixed"]), 5)
+    }
+    assert found == {
+        "Guide": ["Guide", "Setup"],
+        "Release Notes": ["Release Notes"],
+        "Leave": ["Leave"],
+        "Report": [],
+    }
+    empty = tmp_path / "photos"
+    empty.mkdir()
+    (empty / "a.heic").write_bytes(b"\x00")
+
+    assert main(["ingest", str(empty), "--collection", "mixed"]) == 1
+    assert "nothing was ingested" in capsys.readouterr().err
+
+
+def test_given_a_file_when_its_text_is_asked_then_the_extracted_text_is_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = tmp_path / "report.pdf"
+    doc.write_bytes(pdf([["Page one."], ["Page two."]], title="R", author="A"))
+
+    assert main(["ingest", str(doc), "--text"]) == 0
+
+    out = capsys.readouterr()
+    assert out.out == "Page one.\fPage two.\n"
+    assert "passage 1: characters 10–19 p. 2" in out.err
+
+
+def test_given_documents_ingested_when_indexed_then_every_card_points_into_its_text(
+    tmp_path: Path, index: KeywordIndex, storage: SQLiteStorage
+) -> None:
+    doc = tmp_path / "notes.rst"
+    doc.write_text(PEP)
+
+    Ingestor(index, storage).ingest([doc], collection="c", root=tmp_path)
+
+    document = parse(".rst", doc.read_bytes())
+    cards = [h.card for h in index.search("indentation code", SearchFilter(collections=["c"]), 5)]
+    assert cards
+    for card in cards:
+        assert card.char_start is not None
+        assert card.char_end is not None
+        assert document.text[card.char_start : card.char_end] == card.text
