@@ -25,10 +25,10 @@ class Recording(Embedder):
     def __init__(self) -> None:
         self.inner = get_embedder()
         self.model = self.inner.model
-        self.calls: list[list[str]] = []
+        self.calls: list[tuple[Role, list[str]]] = []
 
     def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
-        self.calls.append(list(texts))
+        self.calls.append((role, list(texts)))
         return self.inner.embed(texts, role=role)
 
 
@@ -54,8 +54,8 @@ def test_given_five_long_passages_when_gathered_then_whole_ones_within_budget_ar
 
     evidence = gather(question, passages, embedder)
 
-    ((asked, *sentences),) = embedder.calls
-    assert asked == question
+    (asked_as, [asked]), (read_as, sentences) = embedder.calls
+    assert (asked_as, asked, read_as) == ("query", question, "passage")
     assert len(sentences) <= MAX_EMBEDDED < 41
     # The passage that holds the answer (rank 1, the only one naming the lighthouse) is read
     # whole, and no passage is read in part.
