@@ -60,7 +60,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.167, 5.340, -1.530, 3.207, 2.713, 1.583, -0.021)
+PASSAGE_WEIGHTS = (-0.204, 4.873, -1.278, 3.673, 2.862, 1.558, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -89,8 +89,8 @@ UNIT_FEATURES = (
     "top similarity",  # no embedded candidate of its passage is closer to the question
 )
 UNIT_WEIGHTS = (
-    6.152, 1.983, 0.421, -0.026, -0.235, 0.489, -0.329, 0.072, 0.289, -1.127, 2.998, 1.187,
-    0.035, -0.922, -1.375, -0.004, 0.162, 0.196, 1.700, 0.105, -0.455, 0.238, 0.952, 0.102,
+    5.605, 2.003, 1.744, -0.222, 0.010, 1.281, -0.103, 0.763, 0.160, -1.673, 2.828, 1.224,
+    -0.126, -1.272, -1.245, 0.000, 0.317, 0.129, 1.680, 0.021, -0.523, 0.230, 1.035, 1.070,
 )  # fmt: skip
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.

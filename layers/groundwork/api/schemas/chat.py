@@ -49,7 +49,7 @@ class ChatDone(BaseModel):
     confidence: float | None = Field(
         None,
         description="0–1: how likely this answer answers the question (calibrated on real "
-        "questions; the extractive composer refuses under 0.051); null for an answer saved "
+        "questions; the extractive composer refuses under 0.061); null for an answer saved "
         "before it was measured.",
     )
     refusal_reason: RefusalReason | None = Field(

@@ -134,7 +134,7 @@ class ChatCompletion(BaseModel):
     confidence: float = Field(
         0.0,
         description="0–1: how likely this answer answers the question, calibrated on real "
-        "questions; the extractive composer refuses under 0.051. Threshold it to refuse more.",
+        "questions; the extractive composer refuses under 0.061. Threshold it to refuse more.",
     )
     refusal_reason: RefusalReason | None = Field(
         None,
