@@ -13,7 +13,7 @@ from collections.abc import Generator as PyGenerator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from groundwork.answer.answerability import answers, probability
+from groundwork.answer.answerability import probability
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.confidence import RefusalReason, confidence, refusal_reason
 from groundwork.answer.language import search_in_language, written_language
@@ -148,19 +148,6 @@ class AnswerService:
         evidence = gather(
             query, passages, embedder, [hit.score for hit in hits], known(hits, embedder.dimension)
         )
-        if options.language and not answers(probability(evidence)):
-            # The asked language's passages do not answer: the whole scope may, in its own
-            # language, and ``language`` then says which that is.
-            wider = self._retriever.search(query, where, self._k, quality=options.quality)
-            if {h.card.id for h in wider} != {h.card.id for h in hits}:
-                passages = [hit.card for hit in wider]
-                evidence = gather(
-                    query,
-                    passages,
-                    embedder,
-                    [hit.score for hit in wider],
-                    known(wider, embedder.dimension),
-                )
         request = GenerationRequest(
             question=question,
             passages=passages,
