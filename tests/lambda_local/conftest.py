@@ -92,6 +92,21 @@ class Resources:
     state_table: str
 
 
+def sqs_records(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The SQS event records Lambda's poller makes of received ``messages``."""
+    template = json.loads((REPO / "events" / "sqs_batch_line.json").read_text())["Records"][0]
+    return [
+        template
+        | {
+            "messageId": m["MessageId"],
+            "receiptHandle": m["ReceiptHandle"],
+            "body": m["Body"],
+            "md5OfBody": m["MD5OfBody"],
+        }
+        for m in messages
+    ]
+
+
 @dataclass
 class Stack:
     url: str  # the router, stage included: http://127.0.0.1:PORT/prod
@@ -108,24 +123,13 @@ class Stack:
     def drain(self, queue_url: str, function: str, batch_size: int) -> int:
         """Lambda's SQS poller: ``queue_url``'s messages to ``function`` until it is empty,
         the messages not reported failed deleted; returns the number of invocations."""
-        template = json.loads((REPO / "events" / "sqs_batch_line.json").read_text())["Records"][0]
         for calls in range(1000):
             messages = self.sqs.receive_message(
                 QueueUrl=queue_url, MaxNumberOfMessages=batch_size
             ).get("Messages", [])
             if not messages:
                 return calls
-            records = [
-                template
-                | {
-                    "messageId": m["MessageId"],
-                    "receiptHandle": m["ReceiptHandle"],
-                    "body": m["Body"],
-                    "md5OfBody": m["MD5OfBody"],
-                }
-                for m in messages
-            ]
-            result = self.invoke(function, {"Records": records})
+            result = self.invoke(function, {"Records": sqs_records(messages)})
             failed = {item["itemIdentifier"] for item in result["batchItemFailures"]}
             for m in messages:
                 if m["MessageId"] not in failed:

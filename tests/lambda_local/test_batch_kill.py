@@ -21,7 +21,7 @@ import httpx
 
 from groundwork.batch.results import PARTS_PREFIX
 from tests.conftest import REPO
-from tests.lambda_local.conftest import Stack, dump_logs, read_json
+from tests.lambda_local.conftest import Stack, dump_logs, read_json, sqs_records
 
 EVENTS = REPO / "events"
 LINES = 12
@@ -71,20 +71,6 @@ def _parts(stack: Stack) -> int:
     return int(listed.get("KeyCount", 0))
 
 
-def _records(stack: Stack, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    template = json.loads((EVENTS / "sqs_batch_line.json").read_text())["Records"][0]
-    return [
-        template
-        | {
-            "messageId": m["MessageId"],
-            "receiptHandle": m["ReceiptHandle"],
-            "body": m["Body"],
-            "md5OfBody": m["MD5OfBody"],
-        }
-        for m in messages
-    ]
-
-
 def _receive(stack: Stack) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = stack.sqs.receive_message(
         QueueUrl=stack.aws.queue_url,
@@ -120,7 +106,7 @@ def test_given_a_worker_killed_mid_batch_when_its_messages_come_again_then_each_
     assert len(first) == 10
     before = _parts(stack)
     answers: list[httpx.Response] = []
-    worker = threading.Thread(target=lambda: answers.append(_invoke(stack, _records(stack, first))))
+    worker = threading.Thread(target=lambda: answers.append(_invoke(stack, sqs_records(first))))
     worker.start()
     deadline = time.monotonic() + 120
     while _parts(stack) == before:
@@ -142,7 +128,7 @@ def test_given_a_worker_killed_mid_batch_when_its_messages_come_again_then_each_
     deadline = time.monotonic() + 180
     while messages := _receive(stack):
         assert time.monotonic() < deadline, "the queue never drained"
-        done = _invoke(stack, _records(stack, messages))
+        done = _invoke(stack, sqs_records(messages))
         assert done.status_code == 200, done.text
         assert "x-amz-function-error" not in done.headers, done.text
         assert done.json()["batchItemFailures"] == [], done.text
