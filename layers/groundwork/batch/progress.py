@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -224,13 +224,9 @@ class Progress:
             )
         except self._db.exceptions.TransactionCanceledException as exc:
             codes = _reasons(exc)
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                return False
-            if codes[1:2] == ["ConditionalCheckFailed"]:
+            if codes[:1] != ["ConditionalCheckFailed"] and codes[1:2] == ["ConditionalCheckFailed"]:
                 raise LookupError(f"batch {batch} was never started") from exc
-            if last or not _RETRYABLE_REASONS & set(codes):
-                raise
-            return None
+            return _cancelled(exc, last=last)
         return True
 
     def _close(self, batch: str, shard: int, shards: int) -> bool:
@@ -277,12 +273,7 @@ class Progress:
                 ]
             )
         except self._db.exceptions.TransactionCanceledException as exc:
-            codes = _reasons(exc)
-            if codes[:1] == ["ConditionalCheckFailed"]:
-                return False
-            if last or not _RETRYABLE_REASONS & set(codes):
-                raise
-            return None
+            return _cancelled(exc, last=last)
         return True
 
     def _retried(self, attempt: Callable[[bool], bool | None]) -> bool:
@@ -306,6 +297,17 @@ class Progress:
 
 def _shard_key(batch: str, shard: int) -> str:
     return f"{batch}#s{shard}"
+
+
+def _cancelled(exc: Any, *, last: bool) -> Literal[False] | None:
+    """A cancelled transaction whose first item is the line or shard: False when its condition
+    failed (done already), None to try again; raised when it cannot be retried."""
+    codes = _reasons(exc)
+    if codes[:1] == ["ConditionalCheckFailed"]:
+        return False
+    if last or not _RETRYABLE_REASONS & set(codes):
+        raise exc
+    return None
 
 
 def _reasons(exc: Any) -> list[str | None]:
