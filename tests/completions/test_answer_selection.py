@@ -170,7 +170,8 @@ def test_given_a_how_to_question_when_a_passage_shows_the_code_then_the_answer_h
     service = AnswerService(index, ExtractiveComposer(), k=5)
 
     how = service.answer([Turn("user", "How do I install the Acme client?")], EVERYTHING)
-    what = service.answer([Turn("user", "Which Python does the Acme client need?")], EVERYTHING)
+    which = [Turn("user", "Which Python version does the Acme client need?")]
+    what = service.answer(which, EVERYTHING)
 
     assert how.text.startswith(
         "Install the client with pip: [1]\n\n```sh\npip install acme-client\n"

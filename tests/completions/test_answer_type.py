@@ -57,6 +57,8 @@ def test_given_a_sentence_on_why_and_one_with_the_years_when_asked_how_long_then
         ("How many Sacraments are there?", "number"),
         ("What percentage of the vote did he win?", "number"),
         ("What was the population of the city in 1900?", "number"),
+        ("Which Python version does the client need?", "number"),
+        ("What version of the protocol added streaming?", "number"),
         ("Who made the world?", "name"),
         ("In 1890, who did the university decide to team up with?", "name"),
         ("By whom was the fort destroyed?", "name"),

@@ -1,12 +1,12 @@
 """What kind of answer an English question asks for, and whether a sentence has one.
 
-"When did…", "In what year…" ask for a date; "How many…", "What percentage…" for a number;
-"Who…", "By whom…" for a name; "Where…" for a place. A sentence without a date (a year, a
-century, a month or a weekday), a number (digits or a number word) or a capitalized word the
-question lacks cannot be that answer. Only the question's asking word counts, at its start,
+"When did…", "In what year…" ask for a date; "How many…", "What percentage…", "Which version…"
+for a number; "Who…", "By whom…" for a name; "Where…" for a place. A sentence without a date (a
+year, a century, a month or a weekday), a number (digits or a number word) or a capitalized word
+the question lacks cannot be that answer. Only the question's asking word counts, at its start,
 after a comma or a preposition: the "who" of "What must he do who has…" and the "when" of "When
-violence is used, what…" ask for nothing. Any other question, and one in another language,
-asks for no particular kind.
+violence is used, what…" ask for nothing. Any other question, and one in another language, asks
+for no particular kind.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
             r"\bhow (?:many|much|long|old|far|large|big|high|tall|often|fast|deep|wide|heavy)\b"
             r"|\bwhat (?:percentage|percent|proportion|number|amount|fraction)\b"
             r"|\bwhat (?:is|was|were) the population\b"
+            # "Which Python version…", "What version of…": a version is a number.
+            r"|\b(?:what|which) (?:\w+ )?(?:version|release)s?\b"
         ),
     ),
     ("name", re.compile(rf"{_LEAD}(?:who|whom|whose|where)\b")),
