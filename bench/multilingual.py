@@ -17,12 +17,15 @@ Parts (``--parts``):
 - ``answers``: the extractive composer with the configured answer path, on the embedded
   index: questions in each language over the English documents and over their own
   language's; answered (not refused), gold cited, and time to first token.
+- ``sides``: R@5 of each side of the embedded index on its own (BM25, the dense vectors,
+  their fusion, ``fast``, ``precise``), per embedder, same language and over English: where
+  the fused search gains or loses against its halves.
 - ``language``: the English and German documents in one collection; English questions with
   ``language: de``, and German questions asked as they are: how often a German passage is
   cited.
 
     .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
-        [--backends embedded,opensearch] [--parts retrieval,answers,language]
+        [--backends embedded,opensearch] [--parts retrieval,sides,answers,language]
         [--languages de,es,...] [--cache FILE.npz]   # keep the embeddings for the next run
 
 ``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
@@ -47,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.fit_answerability import Memo
+from bench.retrieval_quality import METHODS, rankers
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Embedder
@@ -183,6 +187,38 @@ def retrieval(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None
     print()
 
 
+def sides(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    print("## Each side of the embedded index: R@5")
+    print()
+    print("| embedder | asked in | documents | " + " | ".join(METHODS) + " |")
+    print("|---" * (3 + len(METHODS)) + "|")
+    for name in args.embedders:
+        memo = Memo(bare_embedder(name), cached(args.cache, name))
+        with backend("embedded", memo) as retriever:
+            assert isinstance(retriever, EmbeddedIndex)
+            corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
+            for cards, _ in corpora.values():
+                write(retriever, cards)
+            memo.save()
+            ranked = rankers(retriever)
+            for asked_in in ["en", *args.languages]:
+                for documents in dict.fromkeys([asked_in, "en"]):
+                    where = SearchFilter(collections=[f"guide-{documents}"])
+                    gold = corpora[documents][1]
+                    asked = [
+                        (row["questions"][asked_in], gold[(row["article"], row["section"])])
+                        for row in questions
+                        if (row["article"], row["section"]) in gold
+                    ]
+                    cells = [
+                        sum(bool(w & set(ranked[m](q, where)[:5])) for q, w in asked) / len(asked)
+                        for m in METHODS
+                    ]
+                    row_cells = " | ".join(f"{c:.2f}" for c in cells)
+                    print(f"| {name} | {asked_in} | {documents} | {row_cells} |")
+    print()
+
+
 def ask(
     service: AnswerService, question: str, collection: str, language: str | None
 ) -> tuple[str, Finish, float]:
@@ -274,6 +310,7 @@ def language_preference(args: argparse.Namespace, questions: list[dict[str, Any]
 
 PARTS: dict[str, Callable[[argparse.Namespace, list[dict[str, Any]]], None]] = {
     "retrieval": retrieval,
+    "sides": sides,
     "answers": answers,
     "language": language_preference,
 }
@@ -285,7 +322,7 @@ def main() -> None:
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--embedders", default="e5,minilm")
     parser.add_argument("--backends", default="embedded,opensearch")
-    parser.add_argument("--parts", default="retrieval,answers,language")
+    parser.add_argument("--parts", default="retrieval,sides,answers,language")
     parser.add_argument("--languages", default=",".join(LANGUAGES))
     parser.add_argument("--cache", type=Path, default=None, help="keep the embeddings here")
     args = parser.parse_args()

@@ -6,8 +6,8 @@ and English is answered from, and cites, the German cards. The embedder reads ev
 into one space, so a question finds passages in the asked language by meaning, not by shared
 words: "How do I run the tests?" with ``language: de`` finds the German passage on running the
 tests. When the scope holds no card in that language the whole scope is searched, and the
-answer says which language it is in; when the cards in that language do not answer the
-question (the answerability check, in ``answer.service``), the whole scope is searched again.
+answer says which language it is in; when it holds some, the answer comes from them or is a
+refusal.
 
 That language is the text's own, detected as questions are; when the text is too short to
 tell (``God made us. [1]``), it is the language every cited passage shares.
