@@ -17,7 +17,8 @@ storage contract suite and the deployed shape's run on the former (``bench/batch
 puts 100,000 lines through it).
 
 ``python -m tests.moto_server --port N`` serves it until SIGTERM (``scripts/services.sh up``
-starts it so); the in-process servers of the suites wrap their app with :func:`serialized`.
+starts it so); the suites' in-process servers are :func:`in_process`, serialized too (the batch
+suite's was not, and two of its workers' transactions at once lost a line's count).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -46,6 +48,21 @@ def serialized(app: WSGIApp) -> WSGIApp:
             return list(app(environ, start_response))
 
     return serve
+
+
+@contextmanager
+def in_process() -> Iterator[str]:
+    """moto's threaded server in this process, its DynamoDB requests serialized: its URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    server._server.app = serialized(server._server.app)  # type: ignore[union-attr]
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
 
 
 def lean_transactions() -> None:

@@ -16,22 +16,19 @@ from fastapi.testclient import TestClient
 from groundwork.api.app import create_app
 from groundwork.settings import Settings
 from tests.chat.fixtures import SlowGenerator, answer_with, ask, bearer, seed, sse_events
+from tests.moto_server import in_process
 
 
 @pytest.fixture(scope="module")
 def moto_url() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AWS_ACCESS_KEY_ID", "testing")
         patch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
         patch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-        server.stop()
+        with in_process() as url:
+            yield url
 
 
 def test_given_dynamodb_storage_when_asking_and_retrying_then_one_turn_and_a_replay(

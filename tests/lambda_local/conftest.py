@@ -35,7 +35,7 @@ from groundwork.settings import Settings
 from groundwork.storage.factory import get_storage, get_stores
 from tests.chat.fixtures import World, seed
 from tests.conftest import REPO, unavailable
-from tests.moto_server import serialized
+from tests.moto_server import in_process
 
 TOOLS = Path(os.environ.get("GROUNDWORK_LAMBDA_DIR") or REPO / ".lambda-local")
 BUILD = Path(os.environ.get("GROUNDWORK_SAM_BUILD_DIR") or TOOLS / "sam-build")
@@ -68,15 +68,9 @@ def moto_endpoint() -> Iterator[str]:
         return
     if os.environ.get("CI") == "true":
         pytest.fail("GROUNDWORK_MOTO_URL is not set: CI runs the deployed shape on moto's server")
-    from moto.server import ThreadedMotoServer
-
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    server._server.app = serialized(server._server.app)  # type: ignore[union-attr]
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with in_process() as url:
+        yield url
 
 
 @dataclass(frozen=True)

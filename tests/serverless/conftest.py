@@ -18,6 +18,7 @@ from groundwork.cli.invoke import find_function, invoke
 from groundwork.grounding.factory import get_verifier
 from groundwork.settings import get_settings
 from tests.conftest import REPO
+from tests.moto_server import in_process
 
 EVENTS = REPO / "events"
 INPUT_BUCKET = "groundwork-batch-input"  # the bucket of events/s3_object_created.json
@@ -38,14 +39,9 @@ class Aws:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per request otherwise
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    with in_process() as url:
+        yield url
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from groundwork.storage.sqlite import SQLiteStorage
 from groundwork.storage.sqlite_db import SQLiteDatabase
 from groundwork.storage.stores import Stores
 from tests.conftest import unavailable
-from tests.moto_server import serialized
+from tests.moto_server import in_process
 
 REGION = "us-east-1"
 
@@ -63,20 +63,14 @@ class Backend:
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
     """A moto server on a free port for the whole session; tests isolate by table name."""
-    from moto.server import ThreadedMotoServer
-
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     with pytest.MonkeyPatch.context() as patch:
         # moto accepts any credentials; these keep boto3 from looking for real ones.
         patch.setenv("AWS_ACCESS_KEY_ID", "testing")
         patch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
         patch.setenv("AWS_DEFAULT_REGION", REGION)
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        server._server.app = serialized(server._server.app)  # type: ignore[union-attr]
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-        server.stop()
+        with in_process() as url:
+            yield url
 
 
 def _client(endpoint: str) -> Any:
