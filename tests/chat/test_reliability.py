@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from groundwork.local_lambda.emulator import free_port
 from groundwork.settings import Settings
 from groundwork.storage.factory import get_stores
 from tests.chat.fixtures import World, ask, bearer, seed, sse_events
@@ -40,13 +40,6 @@ class Server:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def start_server(data_dir: Path, *, delay: float, lease: int) -> Server:

@@ -5,23 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from groundwork.local_lambda.emulator import free_port
 from tests.conftest import REPO
 
 CONTEXT = json.dumps({"requestId": "lwa-request-1", "stage": "prod"})
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def test_given_run_sh_when_lambda_web_adapter_starts_it_then_requests_are_served_and_logged(

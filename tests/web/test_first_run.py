@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,17 +18,11 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
+from groundwork.local_lambda.emulator import free_port
 from tests.web.conftest import REPO, opened_page
 
 #: Seconds the first start may take to index the README (tens of seconds under load).
 STARTUP_S = 300
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -41,7 +34,7 @@ def first_run(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     # A fresh machine: none of the test run's own configuration (the live services' exports).
     env = {k: v for k, v in os.environ.items() if not k.startswith("GROUNDWORK_")}
     env.update(GROUNDWORK_DATA_DIR=str(tmp_path / "data"), GROUNDWORK_DOCS_DIR=str(docs))
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "serve.log"
     command = Path(sys.executable).parent / "groundwork"
     with log.open("wb") as out:
