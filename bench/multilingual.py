@@ -46,6 +46,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -137,21 +138,42 @@ def write(retriever: Retriever, cards: list[Card]) -> float:
     return len(cards) / (time.perf_counter() - started)
 
 
+Corpora = dict[str, tuple[list[Card], dict[tuple[str, int], set[str]]]]
+
+
+@contextmanager
+def guides(
+    args: argparse.Namespace, name: str, memo: Memo
+) -> Iterator[tuple[Retriever, Corpora, list[float]]]:
+    """A fresh index of backend ``name`` holding the guides of every language measured (each
+    its own collection): the index, each language's cards and gold, and its passages/s."""
+    with backend(name, memo) as retriever:
+        corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
+        speeds = [write(retriever, cards) for cards, _ in corpora.values()]
+        memo.save()
+        yield retriever, corpora, speeds
+
+
+def searcher(retriever: Retriever, documents: str) -> Callable[[str], list[str]]:
+    """A question's first five cards of ``precise`` search over ``documents``' guides."""
+    where = SearchFilter(collections=[f"guide-{documents}"])
+    return lambda question: [h.card.id for h in retriever.search(question, where, 5)]
+
+
 def recall(
-    retriever: Retriever,
+    rank: Callable[[str], list[str]],
     questions: list[dict[str, Any]],
     asked_in: str,
-    documents: str,
     gold: dict[tuple[str, int], set[str]],
 ) -> tuple[float, float, int]:
-    """R@1, R@5 and how many questions had a gold section in ``documents``."""
+    """R@1, R@5 and how many questions had a gold section; ``rank`` gives a question's card
+    ids, best first."""
     first = five = n = 0
-    where = SearchFilter(collections=[f"guide-{documents}"])
     for row in questions:
         wanted = gold.get((row["article"], row["section"]))
         if not wanted:
             continue
-        found = [h.card.id for h in retriever.search(row["questions"][asked_in], where, 5)]
+        found = rank(row["questions"][asked_in])[:5]
         n += 1
         first += bool(found[:1] and found[0] in wanted)
         five += bool(wanted & set(found))
@@ -167,15 +189,13 @@ def retrieval(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None
     for name in args.embedders:
         memo = Memo(bare_embedder(name), cached(args.cache, name))
         for backend_name in args.backends:
-            with backend(backend_name, memo) as retriever:
-                corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
-                speeds = [write(retriever, cards) for cards, _ in corpora.values()]
-                memo.save()
+            with guides(args, backend_name, memo) as (retriever, corpora, speeds):
                 for documents in ("same", "en"):
                     cells = []
                     for asked_in in ["en", *args.languages]:
                         docs = asked_in if documents == "same" else "en"
-                        r1, r5, n = recall(retriever, questions, asked_in, docs, corpora[docs][1])
+                        rank = searcher(retriever, docs)
+                        r1, r5, n = recall(rank, questions, asked_in, corpora[docs][1])
                         cells.append(f"{r1:.2f} / **{r5:.2f}** ({n})")
                     label = "own language" if documents == "same" else "English"
                     print(f"| {name} | {backend_name} | {label} | " + " | ".join(cells) + " |")
@@ -194,24 +214,15 @@ def sides(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print("|---" * (3 + len(METHODS)) + "|")
     for name in args.embedders:
         memo = Memo(bare_embedder(name), cached(args.cache, name))
-        with backend("embedded", memo) as retriever:
+        with guides(args, "embedded", memo) as (retriever, corpora, _):
             assert isinstance(retriever, EmbeddedIndex)
-            corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
-            for cards, _ in corpora.values():
-                write(retriever, cards)
-            memo.save()
             ranked = rankers(retriever)
             for asked_in in ["en", *args.languages]:
                 for documents in dict.fromkeys([asked_in, "en"]):
                     where = SearchFilter(collections=[f"guide-{documents}"])
                     gold = corpora[documents][1]
-                    asked = [
-                        (row["questions"][asked_in], gold[(row["article"], row["section"])])
-                        for row in questions
-                        if (row["article"], row["section"]) in gold
-                    ]
                     cells = [
-                        sum(bool(w & set(ranked[m](q, where)[:5])) for q, w in asked) / len(asked)
+                        recall(partial(ranked[m], where=where), questions, asked_in, gold)[1]
                         for m in METHODS
                     ]
                     row_cells = " | ".join(f"{c:.2f}" for c in cells)
@@ -243,11 +254,7 @@ def cited_cards(finish: Finish, cards: dict[str, Card]) -> list[Card]:
 
 def answers(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
-    with backend("embedded", memo) as retriever:
-        corpora = {lang: guide_cards(args.guide, lang) for lang in ["en", *args.languages]}
-        for cards, _ in corpora.values():
-            write(retriever, cards)
-        memo.save()
+    with guides(args, "embedded", memo) as (retriever, corpora, _):
         service = AnswerService(retriever, ExtractiveComposer(embedder=memo), k=5, embedder=memo)
         print("## Answers, extractive composer, embedded index (e5)")
         print()
