@@ -131,9 +131,15 @@ class Remembering(Retriever):
         self.inner.replace_source(source_id, cards, progress=progress)
 
     def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+        self,
+        query: str,
+        where: SearchFilter,
+        k: int,
+        *,
+        quality: Quality = "precise",
+        lexical: bool = True,
     ) -> list[Hit]:
-        hits = self.inner.search(query, where, k, quality=quality)
+        hits = self.inner.search(query, where, k, quality=quality, lexical=lexical)
         self.last = [hit.card for hit in hits]
         self.hits = hits
         return hits

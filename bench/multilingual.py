@@ -11,12 +11,14 @@ is every card of its section (the section's heading, matched in each language by
 
 Parts (``--parts``):
 
-- ``retrieval``: R@1 and R@5 (a gold card among the first five) of ``precise`` search, per
-  embedder and backend: each language's questions over its own documents (same language),
-  and over the English documents (across languages).
+- ``retrieval``: R@1 and R@5 (a gold card among the first five) of search in the question's
+  detected language, as the routes search (``answer.language``), per embedder, backend and
+  quality (``--qualities``): each language's questions over its own documents (same
+  language), and over the English documents (across languages).
 - ``answers``: the extractive composer with the configured answer path, on the embedded
-  index: questions in each language over the English documents and over their own
-  language's; answered (not refused), gold cited, and time to first token.
+  index, each question asked as the routes ask it (in its detected language): questions in
+  each language over the English documents and over their own language's; answered (not
+  refused), gold cited, and time to first token.
 - ``sides``: R@5 of each side of the embedded index on its own (BM25, the dense vectors,
   their fusion, ``fast``, ``precise``), per embedder, same language and over English: where
   the fused search gains or loses against its halves.
@@ -26,7 +28,8 @@ Parts (``--parts``):
 
     .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
         [--backends embedded,opensearch] [--parts retrieval,sides,answers,language]
-        [--languages de,es,...] [--cache FILE.npz]   # keep the embeddings for the next run
+        [--languages de,es,...] [--qualities precise,fast]
+        [--cache FILE.npz]   # keep the embeddings for the next run
 
 ``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
 eleven languages kept in ``bench/data/opensource-guide``, with their licence and source).
@@ -37,6 +40,7 @@ OpenSearch needs ``GROUNDWORK_OPENSEARCH_URL``
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -52,14 +56,16 @@ from typing import Any
 
 from bench.fit_answerability import Memo
 from bench.retrieval_quality import METHODS, rankers
+from groundwork.answer.language import search_in_language
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
+from groundwork.chat.language import answer_language
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Embedder
 from groundwork.embeddings.factory import bare_embedder
 from groundwork.generation.base import Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
-from groundwork.retrieval.base import Retriever, SearchFilter
+from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 
 REPO = Path(__file__).resolve().parents[1]
@@ -154,10 +160,17 @@ def guides(
         yield retriever, corpora, speeds
 
 
-def searcher(retriever: Retriever, documents: str) -> Callable[[str], list[str]]:
-    """A question's first five cards of ``precise`` search over ``documents``' guides."""
+def searcher(retriever: Retriever, documents: str, quality: Quality) -> Callable[[str], list[str]]:
+    """A question's first five cards over ``documents``' guides, in the question's detected
+    language, as the routes search."""
     where = SearchFilter(collections=[f"guide-{documents}"])
-    return lambda question: [h.card.id for h in retriever.search(question, where, 5)]
+
+    def rank(question: str) -> list[str]:
+        language = answer_language(None, question)
+        hits = search_in_language(retriever, question, where, 5, quality=quality, language=language)
+        return [h.card.id for h in hits]
+
+    return rank
 
 
 def recall(
@@ -181,26 +194,27 @@ def recall(
 
 
 def retrieval(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
-    print("## Retrieval, precise: R@1 / R@5 (questions with a gold section)")
+    print("## Retrieval: R@1 / R@5 (questions with a gold section)")
     print()
-    header = "| embedder | backend | documents | " + " | ".join(["en", *args.languages]) + " |"
-    print(header)
-    print("|---" * (3 + 1 + len(args.languages)) + "|")
+    header = "| embedder | backend | quality | documents | "
+    print(header + " | ".join(["en", *args.languages]) + " |")
+    print("|---" * (4 + 1 + len(args.languages)) + "|")
     for name in args.embedders:
         memo = Memo(bare_embedder(name), cached(args.cache, name))
         for backend_name in args.backends:
             with guides(args, backend_name, memo) as (retriever, corpora, speeds):
-                for documents in ("same", "en"):
+                for quality, documents in itertools.product(args.qualities, ("same", "en")):
                     cells = []
                     for asked_in in ["en", *args.languages]:
                         docs = asked_in if documents == "same" else "en"
-                        rank = searcher(retriever, docs)
+                        rank = searcher(retriever, docs, quality)
                         r1, r5, n = recall(rank, questions, asked_in, corpora[docs][1])
                         cells.append(f"{r1:.2f} / **{r5:.2f}** ({n})")
                     label = "own language" if documents == "same" else "English"
-                    print(f"| {name} | {backend_name} | {label} | " + " | ".join(cells) + " |")
+                    row = f"| {name} | {backend_name} | {quality} | {label} | "
+                    print(row + " | ".join(cells) + " |")
                 print(
-                    f"| {name} | {backend_name} | ingest | "
+                    f"| {name} | {backend_name} | | ingest | "
                     f"{statistics.median(speeds):.1f} passages/s (median over languages, "
                     "cached embeddings count as free) |"
                 )
@@ -231,13 +245,15 @@ def sides(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
 
 
 def ask(
-    service: AnswerService, question: str, collection: str, language: str | None
+    service: AnswerService, question: str, collection: str, requested: str | None
 ) -> tuple[str, Finish, float]:
+    """Asked as the routes ask: in the ``requested`` language, else the question's own."""
     where = SearchFilter(collections=[collection])
+    options = AnswerOptions(language=answer_language(requested, question))
     started = time.perf_counter()
     first: float | None = None
     text = ""
-    for event in service.stream([Turn("user", question)], where, AnswerOptions(language=language)):
+    for event in service.stream([Turn("user", question)], where, options):
         if isinstance(event, Delta):
             first = time.perf_counter() - started if first is None else first
             text += event.text
@@ -331,11 +347,13 @@ def main() -> None:
     parser.add_argument("--backends", default="embedded,opensearch")
     parser.add_argument("--parts", default="retrieval,sides,answers,language")
     parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--qualities", default="precise,fast", help="of the retrieval part")
     parser.add_argument("--cache", type=Path, default=None, help="keep the embeddings here")
     args = parser.parse_args()
     args.embedders = args.embedders.split(",")
     args.backends = args.backends.split(",")
     args.languages = args.languages.split(",")
+    args.qualities = args.qualities.split(",")
     if not args.guide.is_dir():
         raise SystemExit(f"{args.guide}: the Open Source Guides' _articles folder is needed")
     questions = load_questions(args.questions)

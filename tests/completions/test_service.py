@@ -31,7 +31,13 @@ class SpyIndex(Retriever):
         raise NotImplementedError
 
     def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+        self,
+        query: str,
+        where: SearchFilter,
+        k: int,
+        *,
+        quality: Quality = "precise",
+        lexical: bool = True,
     ) -> list[Hit]:
         self.searches.append((query, where, k, quality))
         return [Hit(card=card, score=1.0) for card in catechism_cards()[:k]]

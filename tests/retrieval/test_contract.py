@@ -306,6 +306,59 @@ def test_given_a_language_no_card_is_in_when_preferred_then_the_scope_answers(
     assert hits[0].card.id == "en"
 
 
+#: English cards: the answer, and a passage sharing only a name with the German question.
+NAMED = [
+    card("answer", "There are seven sacraments.", source_id="a", language="en"),
+    card("named", "The Baltimore catechism was printed in 1885.", source_id="b", language="en"),
+]
+#: Shares "Baltimore" with the named card, and its meaning with the answer.
+GERMAN_QUESTION = "Nennt der Baltimore Katechismus sieben sakramente?"
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_no_card_in_the_questions_language_when_asked_then_searched_by_meaning_alone(
+    retriever: Retriever, quality: Quality
+) -> None:
+    from groundwork.answer.language import search_in_language
+
+    retriever.upsert(NAMED)
+
+    hits = search_in_language(retriever, GERMAN_QUESTION, ALL, 5, quality=quality, language="de")
+
+    assert [hit.card.id for hit in hits][:1] == ["answer"]
+    assert [hit.card.id for hit in hits] == [
+        hit.card.id for hit in retriever.search(GERMAN_QUESTION, ALL, 5, lexical=False)
+    ]
+
+
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_cards_of_unknown_language_when_asked_in_another_then_the_words_still_count(
+    retriever: Retriever, quality: Quality
+) -> None:
+    from groundwork.answer.language import search_in_language
+
+    retriever.upsert([c.model_copy(update={"language": None}) for c in NAMED])
+
+    hits = search_in_language(retriever, GERMAN_QUESTION, ALL, 5, quality=quality, language="de")
+
+    assert [hit.card.id for hit in hits] == [
+        hit.card.id for hit in retriever.search(GERMAN_QUESTION, ALL, 5, quality=quality)
+    ]
+    assert "named" in [hit.card.id for hit in hits]
+
+
+def test_given_a_question_when_searched_by_meaning_alone_then_a_card_sharing_no_word_is_found(
+    retriever: Retriever,
+) -> None:
+    retriever.upsert(NAMED)
+
+    fast = retriever.search("sakramente?", ALL, 5, quality="fast")
+    by_meaning = retriever.search("sieben sakramente", ALL, 5, quality="fast", lexical=False)
+
+    assert fast == []
+    assert [hit.card.id for hit in by_meaning][:1] == ["answer"]
+
+
 class NarrowEmbedder(SynonymEmbedder):
     """Another model: the same words, another space (32 dimensions)."""
 

@@ -453,6 +453,24 @@ def test_given_no_card_in_the_language_when_searching_then_the_scope_is_searched
     assert everything["body"]["query"]["bool"]["filter"] == FILTERS
 
 
+def test_given_no_card_in_the_questions_language_when_asked_then_searched_by_meaning() -> None:
+    stored = card("en", "The tax is due in April.", language="en").model_dump()
+    english = {"hits": {"hits": [{"_score": 0.9, "_source": {"card": stored}}]}}
+    none: dict[str, Any] = {"hits": {"hits": []}}
+    client = RecordingClient({"search": [none, english]})
+    question = "Wann muss die Steuer bezahlt werden?"
+
+    hits = search_in_language(adapter(client), question, WHERE, 5, quality="precise", language="de")
+
+    assert [h.card.id for h in hits] == ["en"]
+    _, meaning = (c[1] for c in client.calls if c[0] == "search")
+    # The pipeline normalises the k-NN side as when BM25 finds nothing.
+    assert meaning["params"] == {"search_pipeline": "groundwork-hybrid"}
+    keyword, knn = meaning["body"]["query"]["hybrid"]["queries"]
+    assert keyword == {"match_none": {}}
+    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"] == FILTERS
+
+
 def test_given_precise_when_cards_are_in_the_language_then_one_hybrid_search_in_it() -> None:
     stored = card("de", "Steuer", language="de").model_dump()
     german = {"hits": {"hits": [{"_score": 1.0, "_source": {"card": stored}}]}}

@@ -5,9 +5,9 @@ restricted to cards in that language, so a German question over the same content
 and English is answered from, and cites, the German cards. The embedder reads every language
 into one space, so a question finds passages in the asked language by meaning, not by shared
 words: "How do I run the tests?" with ``language: de`` finds the German passage on running the
-tests. When the scope holds no card in that language the whole scope is searched, and the
-answer says which language it is in; when it holds some, the answer comes from them or is a
-refusal.
+tests. When the scope holds no card in that language the whole scope is searched (by meaning
+alone for a question written in that language), and the answer says which language it is in;
+when it holds some, the answer comes from them or is a refusal.
 
 That language is the text's own, detected as questions are; when the text is too short to
 tell (``God made us. [1]``), it is the language every cited passage shares.
@@ -42,14 +42,26 @@ def search_in_language(
 ) -> list[Hit]:
     """The ``k`` best cards in ``language`` when the scope holds any, else the ``k`` best of
     all. ``fast`` searches the question's words: when no card in ``language`` shares one, the
-    cards in that language are searched by meaning too (``precise``)."""
-    if language:
-        narrowed = where.model_copy(update={"language": language})
-        hits = retriever.search(query, narrowed, k, quality=quality)
-        if not hits and quality == "fast":
-            hits = retriever.search(query, narrowed, k, quality="precise")
-        if hits:
-            return hits
+    cards in that language are searched by meaning too (``precise``).
+
+    A question written in ``language`` over a scope with no card in it is searched by meaning
+    alone: its words can only match names and cognates, and a passage sharing one outranks the
+    one that answers (on the Open Source Guides, Spanish questions over the English articles
+    find the right section in the first five 0.90 of the time by meaning alone, 0.75 fused).
+    When the nearest cards include one whose language is unknown, the scope may be written in
+    the question's language after all, and it is searched as it would be otherwise."""
+    if not language:
+        return retriever.search(query, where, k, quality=quality)
+    narrowed = where.model_copy(update={"language": language})
+    hits = retriever.search(query, narrowed, k, quality=quality)
+    if not hits and quality == "fast":
+        hits = retriever.search(query, narrowed, k, quality="precise")
+    if hits:
+        return hits
+    if detect_language(query) == language:
+        by_meaning = retriever.search(query, where, k, quality=quality, lexical=False)
+        if all(hit.card.language for hit in by_meaning):
+            return by_meaning
     return retriever.search(query, where, k, quality=quality)
 
 

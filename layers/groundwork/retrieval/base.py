@@ -131,9 +131,20 @@ class Retriever(ABC):
 
     @abstractmethod
     def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+        self,
+        query: str,
+        where: SearchFilter,
+        k: int,
+        *,
+        quality: Quality = "precise",
+        lexical: bool = True,
     ) -> list[Hit]:
-        """The ``k`` best cards for ``query`` among those ``where`` allows, best first."""
+        """The ``k`` best cards for ``query`` among those ``where`` allows, best first.
+
+        ``lexical=False`` ranks by meaning alone, whatever the ``quality``, with scores on the
+        scale of ``precise`` when no card shares a word: for a question in a language none of
+        the cards is written in, whose words match only names and cognates and would pull
+        those passages up (an index without vectors has only the words)."""
 
     @abstractmethod
     def count(self, collection: str | None = None) -> int:

@@ -178,16 +178,32 @@ class EmbeddedIndex(KeywordIndex):
         self._vectors = None
 
     def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+        self,
+        query: str,
+        where: SearchFilter,
+        k: int,
+        *,
+        quality: Quality = "precise",
+        lexical: bool = True,
     ) -> list[Hit]:
         with reported():
-            return self._search(query, where, k, quality)
+            return self._search(query, where, k, quality, lexical)
 
-    def _search(self, query: str, where: SearchFilter, k: int, quality: Quality) -> list[Hit]:
+    def _search(
+        self, query: str, where: SearchFilter, k: int, quality: Quality, lexical: bool
+    ) -> list[Hit]:
         self._check()
-        if quality == "fast":
+        if quality == "fast" and lexical:
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)
         pool = max(PRECISE_POOL, k)
+        if not lexical:
+            # Fused with no keyword side, as when BM25 finds nothing: the scores keep their
+            # scale, which reading weighs passages by; no coverage rerank (the question's words).
+            if not self._allows_any(where):
+                return []
+            question = self._embedder.embed([query], role="query")[0]
+            fused = fuse([], self.vector_ranking(question, where, pool))
+            return self._with_sentences(self.hits(fused[:k]))
         keyword = self.keyword_ranking(query, where, pool)
         if not keyword and not self._allows_any(where):
             return []  # the question is not embedded for a filter that allows nothing

@@ -212,7 +212,13 @@ class KeywordIndex(Retriever):
         return len(rowids)
 
     def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+        self,
+        query: str,
+        where: SearchFilter,
+        k: int,
+        *,
+        quality: Quality = "precise",
+        lexical: bool = True,
     ) -> list[Hit]:
         with reported():
             return self.hits(self.keyword_ranking(query, where, k))

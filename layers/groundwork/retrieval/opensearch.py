@@ -454,10 +454,16 @@ class OpenSearchIndex(Retriever):
         return int(response.get("deleted", 0))
 
     def search(
-        self, query: str, where: SearchFilter, k: int, *, quality: Quality = "precise"
+        self,
+        query: str,
+        where: SearchFilter,
+        k: int,
+        *,
+        quality: Quality = "precise",
+        lexical: bool = True,
     ) -> list[Hit]:
         self._check()
-        body, params = self.search_request(query, where, k, quality)
+        body, params = self.search_request(query, where, k, quality, lexical=lexical)
         response = self._read(self._client.search, index=self._index, body=body, params=params)
         if response is None:
             return []
@@ -471,18 +477,24 @@ class OpenSearchIndex(Retriever):
         ]
 
     def search_request(
-        self, query: str, where: SearchFilter, k: int, quality: Quality
+        self, query: str, where: SearchFilter, k: int, quality: Quality, *, lexical: bool = True
     ) -> tuple[dict[str, Any], dict[str, str]]:
-        """The body and URL parameters of a search, as sent."""
+        """The body and URL parameters of a search, as sent. Without ``lexical`` the hybrid
+        query's keyword side matches nothing: the k-NN side is normalised and weighted as when
+        BM25 finds nothing, so the scores keep the scale reading weighs passages by."""
         filters = filter_clauses(where)
-        keyword: dict[str, Any] = {
-            "bool": {
-                "must": [{"multi_match": {"query": query, "fields": _FIELDS}}],
-                "filter": filters,
+        keyword: dict[str, Any] = (
+            {
+                "bool": {
+                    "must": [{"multi_match": {"query": query, "fields": _FIELDS}}],
+                    "filter": filters,
+                }
             }
-        }
+            if lexical
+            else {"match_none": {}}
+        )
         source = {"includes": ["card", "sentence_vectors"]}
-        if quality == "fast":
+        if quality == "fast" and lexical:
             return {"size": k, "_source": source, "query": keyword}, {}
         knn: dict[str, Any] = {
             "vector": [float(x) for x in self._embedder.embed([query], role="query")[0]],
