@@ -18,6 +18,7 @@ from groundwork.retrieval.base import (
     RetrievalUnavailable,
     SearchFilter,
 )
+from groundwork.retrieval.meaning import DEPTH
 from groundwork.retrieval.opensearch import MAPPING, PIPELINE, OpenSearchIndex, mapping
 from tests.conftest import REPO
 from tests.retrieval.conftest import HashingEmbedder, card
@@ -455,7 +456,10 @@ def test_given_no_card_in_the_language_when_searching_then_the_scope_is_searched
 
 def test_given_no_card_in_the_questions_language_when_asked_then_searched_by_meaning() -> None:
     stored = card("en", "The tax is due in April.", language="en").model_dump()
-    english = {"hits": {"hits": [{"_score": 0.9, "_source": {"card": stored}}]}}
+    vector = [1.0] + [0.0] * (HashingEmbedder.model.dimension - 1)
+    english = {
+        "hits": {"hits": [{"_score": 0.9, "_source": {"card": stored, "embedding": vector}}]}
+    }
     none: dict[str, Any] = {"hits": {"hits": []}}
     client = RecordingClient({"search": [none, english]})
     question = "Wann muss die Steuer bezahlt werden?"
@@ -464,11 +468,11 @@ def test_given_no_card_in_the_questions_language_when_asked_then_searched_by_mea
 
     assert [h.card.id for h in hits] == ["en"]
     _, meaning = (c[1] for c in client.calls if c[0] == "search")
-    # The pipeline normalises the k-NN side as when BM25 finds nothing.
-    assert meaning["params"] == {"search_pipeline": "groundwork-hybrid"}
-    keyword, knn = meaning["body"]["query"]["hybrid"]["queries"]
-    assert keyword == {"match_none": {}}
-    assert knn["knn"]["embedding"]["filter"]["bool"]["filter"] == FILTERS
+    # A plain k-NN query, the cards' vectors returned: the cosines are taken here.
+    assert "params" not in meaning
+    assert meaning["body"]["size"] == DEPTH
+    assert "embedding" in meaning["body"]["_source"]["includes"]
+    assert meaning["body"]["query"]["knn"]["embedding"]["filter"]["bool"]["filter"] == FILTERS
 
 
 def test_given_precise_when_cards_are_in_the_language_then_one_hybrid_search_in_it() -> None:

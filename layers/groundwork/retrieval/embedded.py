@@ -193,17 +193,17 @@ class EmbeddedIndex(KeywordIndex):
         self, query: str, where: SearchFilter, k: int, quality: Quality, lexical: bool
     ) -> list[Hit]:
         self._check()
-        if quality == "fast" and lexical:
-            return self.hits(self.keyword_ranking(query, where, k), sentences=True)
-        pool = max(PRECISE_POOL, k)
         if not lexical:
-            # Fused with no keyword side, as when BM25 finds nothing: the scores keep their
-            # scale, which reading weighs passages by; no coverage rerank (the question's words).
+            from groundwork.retrieval.meaning import DEPTH, by_meaning
+
             if not self._allows_any(where):
                 return []
             question = self._embedder.embed([query], role="query")[0]
-            fused = fuse([], self.vector_ranking(question, where, pool))
-            return self._with_sentences(self.hits(fused[:k]))
+            nearest = self.hits(self.vector_ranking(question, where, max(DEPTH, k)), sentences=True)
+            return by_meaning(question, nearest, k)
+        if quality == "fast":
+            return self.hits(self.keyword_ranking(query, where, k), sentences=True)
+        pool = max(PRECISE_POOL, k)
         keyword = self.keyword_ranking(query, where, pool)
         if not keyword and not self._allows_any(where):
             return []  # the question is not embedded for a filter that allows nothing

@@ -58,6 +58,8 @@ from groundwork.retrieval.sentence_vectors import embed_sentences
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    import numpy.typing as npt
+
     from groundwork.embeddings.base import Embedder
 
 logger = logging.getLogger(__name__)
@@ -172,6 +174,7 @@ PIPELINE: dict[str, Any] = {
     ],
 }
 _FIELDS = ["text^10", "heading^4", "title^2"]
+_SOURCE = {"includes": ["card", "sentence_vectors"]}
 #: Fields added to the mapping after the first release; ``ensure`` adds them to an older index.
 _LATER_FIELDS = ("language", "char_start", "page", "sentence_vectors")
 
@@ -463,51 +466,62 @@ class OpenSearchIndex(Retriever):
         lexical: bool = True,
     ) -> list[Hit]:
         self._check()
-        body, params = self.search_request(query, where, k, quality, lexical=lexical)
+        if not lexical:
+            return self._by_meaning(query, where, k)
+        body, params = self.search_request(query, where, k, quality)
         response = self._read(self._client.search, index=self._index, body=body, params=params)
+        return [] if response is None else [_hit(raw) for raw in response["hits"]["hits"]]
+
+    def _by_meaning(self, query: str, where: SearchFilter, k: int) -> list[Hit]:
+        """The nearest cards by a plain k-NN query, with their vectors: their cosines are taken
+        here, so both indexes rank them again alike (``retrieval.meaning``)."""
+        from groundwork.retrieval.meaning import DEPTH, by_meaning
+
+        question = self._embedder.embed([query], role="query")[0]
+        body = self.knn_request(question, where, max(DEPTH, k))
+        response = self._read(self._client.search, index=self._index, body=body)
         if response is None:
             return []
-        return [
-            Hit(
-                card=Card.model_validate(hit["_source"]["card"]),
-                score=float(hit["_score"]),
-                sentence_vectors=base64.b64decode(hit["_source"].get("sentence_vectors") or ""),
-            )
-            for hit in response["hits"]["hits"]
-        ]
+        nearest = []
+        for raw in response["hits"]["hits"]:
+            hit = _hit(raw)
+            hit.score = float(np.asarray(raw["_source"]["embedding"], dtype=np.float32) @ question)
+            nearest.append(hit)
+        return by_meaning(question, nearest, k)
 
     def search_request(
-        self, query: str, where: SearchFilter, k: int, quality: Quality, *, lexical: bool = True
+        self, query: str, where: SearchFilter, k: int, quality: Quality
     ) -> tuple[dict[str, Any], dict[str, str]]:
-        """The body and URL parameters of a search, as sent. Without ``lexical`` the hybrid
-        query's keyword side matches nothing: the k-NN side is normalised and weighted as when
-        BM25 finds nothing, so the scores keep the scale reading weighs passages by."""
+        """The body and URL parameters of a search, as sent."""
         filters = filter_clauses(where)
-        keyword: dict[str, Any] = (
-            {
-                "bool": {
-                    "must": [{"multi_match": {"query": query, "fields": _FIELDS}}],
-                    "filter": filters,
-                }
+        keyword: dict[str, Any] = {
+            "bool": {
+                "must": [{"multi_match": {"query": query, "fields": _FIELDS}}],
+                "filter": filters,
             }
-            if lexical
-            else {"match_none": {}}
-        )
-        source = {"includes": ["card", "sentence_vectors"]}
-        if quality == "fast" and lexical:
-            return {"size": k, "_source": source, "query": keyword}, {}
-        knn: dict[str, Any] = {
-            "vector": [float(x) for x in self._embedder.embed([query], role="query")[0]],
-            "k": max(PRECISE_POOL, k),
         }
-        if filters:
-            knn["filter"] = {"bool": {"filter": filters}}  # efficient filtering, inside k-NN
+        if quality == "fast":
+            return {"size": k, "_source": _SOURCE, "query": keyword}, {}
+        question = self._embedder.embed([query], role="query")[0]
+        knn = self.knn_request(question, where, k)["query"]
         body = {
             "size": k,
-            "_source": source,
-            "query": {"hybrid": {"queries": [keyword, {"knn": {"embedding": knn}}]}},
+            "_source": _SOURCE,
+            "query": {"hybrid": {"queries": [keyword, knn]}},
         }
         return body, {"search_pipeline": self._pipeline}
+
+    def knn_request(
+        self, question: npt.NDArray[np.float32], where: SearchFilter, k: int
+    ) -> dict[str, Any]:
+        """A plain k-NN search of the ``k`` nearest cards, with their vectors; its query is the
+        hybrid search's k-NN side."""
+        filters = filter_clauses(where)
+        knn: dict[str, Any] = {"vector": [float(x) for x in question], "k": max(PRECISE_POOL, k)}
+        if filters:
+            knn["filter"] = {"bool": {"filter": filters}}  # efficient filtering, inside k-NN
+        source = {"includes": [*_SOURCE["includes"], "embedding"]}
+        return {"size": k, "_source": source, "query": {"knn": {"embedding": knn}}}
 
     def count(self, collection: str | None = None) -> int:
         query = {"term": {"collection": collection}} if collection else {"match_all": {}}
@@ -846,6 +860,15 @@ def _pairs(actions: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str
 def _backoff(attempt: int) -> float:
     """Exponential backoff with full jitter: up to 0.2 s, 0.4 s, 0.8 s, …"""
     return float(random.uniform(0, 0.2 * 2**attempt))
+
+
+def _hit(raw: dict[str, Any]) -> Hit:
+    """A search hit as returned: its card, score and stored sentence vectors."""
+    return Hit(
+        card=Card.model_validate(raw["_source"]["card"]),
+        score=float(raw["_score"]),
+        sentence_vectors=base64.b64decode(raw["_source"].get("sentence_vectors") or ""),
+    )
 
 
 def _embedded_text(card: Card) -> str:
