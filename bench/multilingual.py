@@ -22,12 +22,15 @@ Parts (``--parts``):
 - ``sides``: R@5 of each side of the embedded index on its own (BM25, the dense vectors,
   their fusion, ``fast``, ``precise``), per embedder, same language and over English: where
   the fused search gains or loses against its halves.
+- ``mix`` (not in the default ``--parts``): R@5 over the English documents by meaning alone,
+  for each weight of the card's cosine against its best sentence's
+  (``retrieval.meaning.CARD_WEIGHT`` was chosen on de, es, ja, ru and ar).
 - ``language``: the English and German documents in one collection; English questions with
   ``language: de``, and German questions asked as they are: how often a German passage is
   cited.
 
     .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
-        [--backends embedded,opensearch] [--parts retrieval,sides,answers,language]
+        [--backends embedded,opensearch] [--parts retrieval,sides,answers,language,mix]
         [--languages de,es,...] [--qualities precise,fast]
         [--cache FILE.npz]   # keep the embeddings for the next run
 
@@ -67,6 +70,7 @@ from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
+from groundwork.retrieval.meaning import DEPTH, by_meaning
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
@@ -244,6 +248,36 @@ def sides(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print()
 
 
+#: The card weights of ``mix``, and the languages the shipped one was chosen on.
+MIXES = (1.0, 0.75, 0.5, 0.25, 0.0)
+CHOSEN_ON = frozenset("de es ja ru ar".split())
+
+
+def mix(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    print("## By meaning alone over the English documents, R@5 by the card's weight in the mix")
+    print()
+    print("| asked in | weight chosen on it | " + " | ".join(map(str, MIXES)) + " |")
+    print("|---" * (2 + len(MIXES)) + "|")
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
+    with guides(args, "embedded", memo) as (retriever, corpora, _):
+        assert isinstance(retriever, EmbeddedIndex)
+        where = SearchFilter(collections=["guide-en"])
+        for asked_in in args.languages:
+            cells = []
+            for weight in MIXES:
+
+                def rank(question: str, weight: float = weight) -> list[str]:
+                    asked = memo.embed([question], role="query")[0]
+                    ranked = retriever.vector_ranking(asked, where, DEPTH)
+                    nearest = retriever.hits(ranked, sentences=True)
+                    return [h.card.id for h in by_meaning(asked, nearest, 5, card_weight=weight)]
+
+                cells.append(f"{recall(rank, questions, asked_in, corpora['en'][1])[1]:.2f}")
+            chosen = "yes" if asked_in in CHOSEN_ON else "no"
+            print(f"| {asked_in} | {chosen} | " + " | ".join(cells) + " |")
+    print()
+
+
 def ask(
     service: AnswerService, question: str, collection: str, requested: str | None
 ) -> tuple[str, Finish, float]:
@@ -336,6 +370,7 @@ PARTS: dict[str, Callable[[argparse.Namespace, list[dict[str, Any]]], None]] = {
     "sides": sides,
     "answers": answers,
     "language": language_preference,
+    "mix": mix,
 }
 
 

@@ -4,8 +4,8 @@ The nearest cards by their own vector are ranked again by that cosine mixed with
 sentence's: a question asks about one point of a section, and the sentence that makes it is
 nearer the question than the whole card is. On the Open Source Guides (``bench.multilingual``),
 questions over the English articles, R@5 of the card's cosine alone → the mix: held out (the
-weight was chosen on de, es, ja, ru and ar) fr 0.84 → 0.90, it 0.80 → 0.92, pt 0.86 → 0.86,
-zh 0.67 → 0.71, hi 0.76 → 0.80.
+weight was chosen on de, es, ja, ru and ar: ``--parts mix``) fr 0.84 → 0.90, it 0.80 → 0.92,
+pt 0.86 → 0.86, zh 0.67 → 0.71, hi 0.76 → 0.80.
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ DEPTH = 30
 CARD_WEIGHT = 0.75
 
 
-def by_meaning(question: npt.NDArray[np.float32], nearest: Sequence[Hit], k: int) -> list[Hit]:
+def by_meaning(
+    question: npt.NDArray[np.float32],
+    nearest: Sequence[Hit],
+    k: int,
+    *,
+    card_weight: float = CARD_WEIGHT,
+) -> list[Hit]:
     """The ``k`` best of ``nearest`` (scored by their card's cosine with ``question``, with their
     stored sentence vectors) by the mix, scored as the fused search scores its vector side
     when no card shares a word: the scale that reading weighs passages by."""
@@ -37,7 +43,7 @@ def by_meaning(question: npt.NDArray[np.float32], nearest: Sequence[Hit], k: int
     for hit in nearest:
         sentences = decode(hit.sentence_vectors or b"", len(question)).values()
         best = max((float(vector @ question) for vector in sentences), default=hit.score)
-        mixed.append(CARD_WEIGHT * hit.score + (1 - CARD_WEIGHT) * best)
+        mixed.append(card_weight * hit.score + (1 - card_weight) * best)
     ranked = []
     for i, score in fuse([], list(enumerate(mixed)))[:k]:
         nearest[i].score = score
