@@ -365,6 +365,17 @@ class NarrowEmbedder(SynonymEmbedder):
     model = EmbeddingModel("narrow-hashing", 32)
 
 
+def test_given_sentences_of_another_model_when_searched_by_meaning_then_the_cards_rank(
+    backend: Backend, embedder: HashingEmbedder
+) -> None:
+    retriever = backend(embedder, NarrowEmbedder())
+    retriever.upsert(NAMED)
+
+    hits = retriever.search("sieben sakramente", ALL, 5, lexical=False)
+
+    assert [hit.card.id for hit in hits][:1] == ["answer"]
+
+
 class FailingEmbedder(NarrowEmbedder):
     """Stops, as a killed process would, at its ``fail_at``-th call."""
 

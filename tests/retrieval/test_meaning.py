@@ -47,3 +47,11 @@ def test_given_cards_without_sentence_vectors_when_ranked_then_their_own_cosine_
     ranked = by_meaning(QUESTION, nearest, 2)
 
     assert [h.card.id for h in ranked] == ["near", "middle"]
+
+
+def test_given_sentences_of_another_model_when_ranked_then_the_cards_cosine_alone_counts() -> None:
+    nearest = [hit("whole", 0.80, [0.50, 0.40]), hit("sentence", 0.78, [0.30, 0.95])]
+
+    ranked = by_meaning(QUESTION, nearest, 2, sentences=False)
+
+    assert [h.card.id for h in ranked] == ["whole", "sentence"]

@@ -200,7 +200,9 @@ class EmbeddedIndex(KeywordIndex):
                 return []
             question = self._embedder.embed([query], role="query")[0]
             nearest = self.hits(self.vector_ranking(question, where, max(DEPTH, k)), sentences=True)
-            return by_meaning(question, nearest, k)
+            return by_meaning(
+                question, nearest, k, sentences=self._sentences.model == self._embedder.model
+            )
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)
         pool = max(PRECISE_POOL, k)

@@ -34,15 +34,19 @@ def by_meaning(
     nearest: Sequence[Hit],
     k: int,
     *,
+    sentences: bool = True,
     card_weight: float = CARD_WEIGHT,
 ) -> list[Hit]:
     """The ``k`` best of ``nearest`` (scored by their card's cosine with ``question``, with their
     stored sentence vectors) by the mix, scored as the fused search scores its vector side
-    when no card shares a word: the scale that reading weighs passages by."""
+    when no card shares a word: the scale that reading weighs passages by.
+
+    Without ``sentences`` (another model embedded them, as with Bedrock's card vectors: their
+    cosine with this question means nothing) the card's cosine alone ranks them."""
     mixed = []
     for hit in nearest:
-        sentences = decode(hit.sentence_vectors or b"", len(question)).values()
-        best = max((float(vector @ question) for vector in sentences), default=hit.score)
+        stored = decode(hit.sentence_vectors or b"", len(question)) if sentences else {}
+        best = max((float(vector @ question) for vector in stored.values()), default=hit.score)
         mixed.append(card_weight * hit.score + (1 - card_weight) * best)
     ranked = []
     for i, score in fuse([], list(enumerate(mixed)))[:k]:

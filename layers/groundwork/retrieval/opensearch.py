@@ -487,7 +487,9 @@ class OpenSearchIndex(Retriever):
             hit = _hit(raw)
             hit.score = float(np.asarray(raw["_source"]["embedding"], dtype=np.float32) @ question)
             nearest.append(hit)
-        return by_meaning(question, nearest, k)
+        return by_meaning(
+            question, nearest, k, sentences=self._sentences.model == self._embedder.model
+        )
 
     def search_request(
         self, query: str, where: SearchFilter, k: int, quality: Quality
