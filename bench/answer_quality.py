@@ -44,7 +44,7 @@ import re
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,10 +66,11 @@ from groundwork.domain.cards import Card, Hit
 from groundwork.embeddings.base import Embedder
 from groundwork.embeddings.factory import bare_embedder
 from groundwork.embeddings.memory import RememberingEmbedder
+from groundwork.evaluation import run as evaluation
 from groundwork.generation.base import GenerationRequest, Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.grounding.heuristic import HeuristicVerifier
-from groundwork.retrieval.base import Quality, Retriever, SearchFilter
+from groundwork.retrieval.base import Quality, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.retrieval.factory import get_retriever
 from groundwork.retrieval.sentence_vectors import known
@@ -107,28 +108,12 @@ def load(path: Path, limit: int | None) -> tuple[list[Card], list[dict[str, Any]
     return cards, rows[:limit] if limit else rows
 
 
-class Remembering(Retriever):
-    """The configured index, remembering the passages of the last search it answered."""
+@dataclass
+class Remembering(evaluation.Remembering):
+    """The configured index, remembering the cards of the last search it answered and its hits
+    (their scores and stored sentence vectors)."""
 
-    def __init__(self, inner: Retriever) -> None:
-        self.inner = inner
-        self.last: list[Card] = []
-        self.hits: list[Hit] = []
-
-    def upsert(self, cards: Sequence[Card]) -> None:
-        self.inner.upsert(cards)
-
-    def delete_source(self, source_id: str) -> int:
-        return self.inner.delete_source(source_id)
-
-    def replace_source(
-        self,
-        source_id: str,
-        cards: Sequence[Card],
-        *,
-        progress: Callable[[int], object] | None = None,
-    ) -> None:
-        self.inner.replace_source(source_id, cards, progress=progress)
+    hits: list[Hit] = field(default_factory=list)
 
     def search(
         self,
@@ -139,19 +124,8 @@ class Remembering(Retriever):
         quality: Quality = "precise",
         lexical: bool = True,
     ) -> list[Hit]:
-        hits = self.inner.search(query, where, k, quality=quality, lexical=lexical)
-        self.last = [hit.card for hit in hits]
-        self.hits = hits
-        return hits
-
-    def count(self, collection: str | None = None) -> int:
-        return self.inner.count(collection)
-
-    def source_counts(self, where: SearchFilter) -> dict[str, int]:
-        return self.inner.source_counts(where)
-
-    def source_cards(self, collection: str) -> dict[str, int]:
-        return self.inner.source_cards(collection)
+        self.hits = super().search(query, where, k, quality=quality, lexical=lexical)
+        return self.hits
 
 
 def raw_precision(question: str, passages: list[Card]) -> tuple[int, int]:

@@ -478,7 +478,7 @@ class OpenSearchIndex(Retriever):
         from groundwork.retrieval.meaning import DEPTH, by_meaning
 
         question = self._embedder.embed([query], role="query")[0]
-        body = self.knn_request(question, where, max(DEPTH, k))
+        body = self.knn_request(question, filter_clauses(where), max(DEPTH, k))
         response = self._read(self._client.search, index=self._index, body=body)
         if response is None:
             return []
@@ -505,7 +505,7 @@ class OpenSearchIndex(Retriever):
         if quality == "fast":
             return {"size": k, "_source": _SOURCE, "query": keyword}, {}
         question = self._embedder.embed([query], role="query")[0]
-        knn = self.knn_request(question, where, k)["query"]
+        knn = self.knn_request(question, filters, k)["query"]
         body = {
             "size": k,
             "_source": _SOURCE,
@@ -514,11 +514,10 @@ class OpenSearchIndex(Retriever):
         return body, {"search_pipeline": self._pipeline}
 
     def knn_request(
-        self, question: npt.NDArray[np.float32], where: SearchFilter, k: int
+        self, question: npt.NDArray[np.float32], filters: list[dict[str, Any]], k: int
     ) -> dict[str, Any]:
-        """A plain k-NN search of the ``k`` nearest cards, with their vectors; its query is the
-        hybrid search's k-NN side."""
-        filters = filter_clauses(where)
+        """A plain k-NN search of the ``k`` nearest cards under ``filters`` (``filter_clauses``),
+        with their vectors; its query is the hybrid search's k-NN side."""
         knn: dict[str, Any] = {"vector": [float(x) for x in question], "k": max(PRECISE_POOL, k)}
         if filters:
             knn["filter"] = {"bool": {"filter": filters}}  # efficient filtering, inside k-NN
