@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta
 from groundwork.answer.verification import GroundedVerifier
+from groundwork.chat.language import answer_language
 from groundwork.evaluation.judge import (
     first_sentence,
     holds_answer,
@@ -136,7 +137,9 @@ class Evaluation:
         self._locations: dict[str, str] = {}
 
     def ask(self, question: EvalQuestion) -> Outcome:
-        options = AnswerOptions(quality=self._quality, language=None)
+        # As the routes ask: in the question's own language (``chat.language``).
+        language = answer_language(None, question.question)
+        options = AnswerOptions(quality=self._quality, language=language)
         started = time.perf_counter()
         first: float | None = None
         text = ""
