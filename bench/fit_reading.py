@@ -52,6 +52,7 @@ from groundwork.answer.relevance import (
     evidence_of,
     read,
 )
+from groundwork.chat.language import answer_language
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Role
 from groundwork.embeddings.factory import get_embedder
@@ -93,8 +94,9 @@ def collect(
     locations: dict[str, str] = {}
     out = []
     for q in tqdm(questions, desc=f"{corpus.name} ({quality})", leave=False):
+        language = answer_language(None, q.question)  # as the routes and `groundwork eval` ask
         hits = search_in_language(
-            retriever, q.question, where, settings.retrieval_k, quality=quality, language=None
+            retriever, q.question, where, settings.retrieval_k, quality=quality, language=language
         )
         passages = []
         for hit in hits:
