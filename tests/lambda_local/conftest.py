@@ -111,7 +111,13 @@ class Stack:
     sqs: Any
     aws: Resources
 
-    def invocations(self, function: str) -> int:
+    def invocations(self, function: str, *, reaching: int = 0, within_s: float = 10.0) -> int:
+        """The REPORT lines ``function``'s emulator has printed; with ``reaching``, waits up to
+        ``within_s`` for that many, since a reader thread takes them from the emulator's output
+        after the response has gone (a streamed one, most of all)."""
+        deadline = time.monotonic() + within_s
+        while len(self.environments[function].reports) < reaching and time.monotonic() < deadline:
+            time.sleep(0.05)
         return len(self.environments[function].reports)
 
     def drain(self, queue_url: str, function: str, batch_size: int) -> int:
