@@ -70,7 +70,7 @@ class Memo(Embedder):
                 self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
 
     def save(self) -> None:
-        if self.cache is not None:
+        if self.cache is not None and self.seen:  # nothing to keep when every index was built
             texts = list(self.seen)
             vectors = np.stack([self.seen[t] for t in texts])
             np.savez(self.cache, texts=np.array(texts), vectors=vectors, model=self.model.name)

@@ -26,12 +26,18 @@ Parts (``--parts``):
   and over each language's own, for each weight of the card's cosine against its best
   sentence's (``retrieval.meaning.CARD_WEIGHT`` was chosen on de, es, ja, ru and ar over the
   English documents).
+- ``weights`` (not in the default ``--parts``): R@5 of the precise search in each language
+  over its own documents, for each weight of the keyword side in the fusion
+  (``retrieval.base.KEYWORD_WEIGHT``) and of the best sentence's nearness in the rerank
+  (``retrieval.rerank.SENTENCE_WEIGHT``); the shipped ones were chosen on the same five
+  languages as the mix.
 - ``language``: the English and German documents in one collection; English questions with
   ``language: de``, and German questions asked as they are: how often a German passage is
   cited.
 
     .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
-        [--backends embedded,opensearch] [--parts retrieval,sides,answers,language,mix]
+        [--backends embedded,opensearch]
+        [--parts retrieval,sides,answers,language,mix,weights]
         [--languages de,es,...] [--qualities precise,fast]
         [--cache FILE.npz]   # keep the embeddings for the next run
 
@@ -70,8 +76,9 @@ from groundwork.generation.base import Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
-from groundwork.retrieval.embedded import EmbeddedIndex
+from groundwork.retrieval.embedded import PRECISE_POOL, EmbeddedIndex, fuse
 from groundwork.retrieval.meaning import DEPTH, by_meaning
+from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
@@ -286,6 +293,50 @@ def mix(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print()
 
 
+#: The keyword weights and sentence weights of ``weights``.
+KEYWORD_WEIGHTS = (0.5, 0.4, 0.3, 0.2)
+SENTENCE_WEIGHTS = (0.0, 0.25, 0.5)
+
+
+def weighed(
+    index: EmbeddedIndex,
+    memo: Memo,
+    where: SearchFilter,
+    keyword_weight: float,
+    sentence_weight: float,
+    question: str,
+) -> list[str]:
+    """The embedded index's precise search of ``question``, with these weights."""
+    keyword = index.keyword_ranking(question, where, PRECISE_POOL)
+    asked = memo.embed([question], role="query")[0]
+    vector = index.vector_ranking(asked, where, PRECISE_POOL)
+    fused = fuse(keyword, vector, keyword_weight=keyword_weight)
+    hits = index.hits(fused[:RERANK_DEPTH], sentences=True)
+    return [h.card.id for h in rerank(question, hits, asked, sentence_weight=sentence_weight)]
+
+
+def weights(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    print("## Same language, precise: R@5 by the keyword weight and the sentence weight")
+    print()
+    grid = list(itertools.product(KEYWORD_WEIGHTS, SENTENCE_WEIGHTS))
+    labels = [f"{kw} / {sw}" for kw, sw in grid]
+    print("| asked in | weights chosen on it | " + " | ".join(labels) + " |")
+    print("|---" * (2 + len(grid)) + "|")
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
+    with guides(args, "embedded", memo) as (retriever, corpora, _):
+        assert isinstance(retriever, EmbeddedIndex)
+        for asked_in in ["en", *args.languages]:
+            where = SearchFilter(collections=[f"guide-{asked_in}"])
+            cells = []
+            for keyword_weight, sentence_weight in grid:
+                rank = partial(weighed, retriever, memo, where, keyword_weight, sentence_weight)
+                r5 = recall(rank, questions, asked_in, corpora[asked_in][1])[1]
+                cells.append(f"{r5:.2f}")
+            chosen = "yes" if asked_in in CHOSEN_ON else "no"
+            print(f"| {asked_in} | {chosen} | " + " | ".join(cells) + " |")
+    print()
+
+
 def ask(
     service: AnswerService, question: str, collection: str, requested: str | None
 ) -> tuple[str, Finish, float]:
@@ -379,6 +430,7 @@ PARTS: dict[str, Callable[[argparse.Namespace, list[dict[str, Any]]], None]] = {
     "answers": answers,
     "language": language_preference,
     "mix": mix,
+    "weights": weights,
 }
 
 

@@ -38,7 +38,8 @@ import numpy.typing as npt
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import Embedder, EmbeddingModel, Role
 from groundwork.retrieval.base import SearchFilter
-from groundwork.retrieval.embedded import PRECISE_POOL, RERANK_DEPTH, EmbeddedIndex, fuse
+from groundwork.retrieval.embedded import PRECISE_POOL, EmbeddedIndex, fuse
+from groundwork.retrieval.rerank import RERANK_DEPTH
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CORPORA = DATA / "corpora"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from groundwork.domain.cards import Card
+from groundwork.domain.cards import Card, Hit
 from groundwork.retrieval import keyword
-from groundwork.retrieval.base import SearchFilter
+from groundwork.retrieval.base import KEYWORD_WEIGHT, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex, fuse
 from groundwork.retrieval.keyword import KeywordIndex
-from groundwork.retrieval.rerank import coverage
+from groundwork.retrieval.rerank import coverage, rerank
+from groundwork.retrieval.sentence_vectors import encode
 from tests.retrieval.conftest import HashingEmbedder, card
 
 ALL = SearchFilter()
@@ -20,8 +22,12 @@ ALL = SearchFilter()
 def test_given_two_rankings_when_fused_then_normalised_scores_add_up() -> None:
     fused = fuse([(1, 9.0), (2, 8.0), (3, 5.0)], [(2, 0.9), (3, 0.8), (4, 0.7)])
 
-    assert [rowid for rowid, _ in fused] == [2, 1, 3, 4]
-    assert dict(fused) == pytest.approx({1: 0.5, 2: 0.5 * 0.75 + 0.5, 3: 0.25, 4: 0.0})
+    keyword, vector = KEYWORD_WEIGHT, 1 - KEYWORD_WEIGHT
+    assert dict(fused) == pytest.approx(
+        {1: keyword, 2: keyword * 0.75 + vector, 3: vector * 0.5, 4: 0.0}
+    )
+    # The vector side weighs more: its second (3) passes the keyword side's first (1).
+    assert [rowid for rowid, _ in fused] == [2, 3, 1, 4]
 
 
 def test_given_cards_when_upserted_twice_then_each_card_is_held_once(index: EmbeddedIndex) -> None:
@@ -123,6 +129,28 @@ def test_given_candidates_when_covered_then_the_distinguishing_word_weighs_most(
 
     assert share[0] == pytest.approx(1.0)
     assert 0 < share[1] < 0.5
+
+
+def test_given_a_candidate_whose_sentence_is_the_nearest_when_reranked_then_it_goes_first() -> None:
+    """Two candidates alike by fused score and by the question's words (a question in its own
+    words shares none): the one with the sentence nearest the question wins, unless no
+    question vector of the sentences' model is given."""
+    embedder = HashingEmbedder()
+    question = embedder.embed(["seven sacraments baptism"], role="query")[0]
+
+    def candidate(id_: str, sentences: list[str]) -> Hit:
+        blob = encode(sentences, embedder.embed(sentences, role="passage"))
+        return Hit(card=card(id_, " ".join(sentences)), score=0.5, sentence_vectors=blob)
+
+    def ranked(question: np.ndarray | None) -> list[str]:
+        hits = [
+            candidate("far", ["Prayer lifts the mind.", "Grace is a gift."]),
+            candidate("near", ["Prayer lifts the mind.", "Seven sacraments, baptism first."]),
+        ]
+        return [hit.card.id for hit in rerank("Wie viele Sakramente?", hits, question)]
+
+    assert ranked(question) == ["near", "far"]
+    assert ranked(None) == ["far", "near"]  # ties keep their order
 
 
 def test_given_a_large_index_when_a_query_has_a_very_common_word_then_the_rare_ones_decide(

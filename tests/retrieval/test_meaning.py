@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from groundwork.domain.cards import Hit
+from groundwork.retrieval.base import KEYWORD_WEIGHT
 from groundwork.retrieval.meaning import by_meaning
 from groundwork.retrieval.sentence_vectors import encode
 from tests.retrieval.conftest import card
@@ -33,8 +34,8 @@ def test_given_a_card_whose_sentence_answers_when_ranked_then_it_passes_a_nearer
     ranked = by_meaning(QUESTION, nearest, 2)
 
     assert [h.card.id for h in ranked] == ["sentence", "whole"]
-    # Scored as the fused search scores its vector side: the best 0.5, the last 0.
-    assert [round(h.score, 3) for h in ranked] == [0.5, 0.0]
+    # Scored as the fused search scores its vector side: the best its weight, the last 0.
+    assert [round(h.score, 3) for h in ranked] == [round(1 - KEYWORD_WEIGHT, 3), 0.0]
 
 
 def test_given_cards_without_sentence_vectors_when_ranked_then_their_own_cosine_counts() -> None:

@@ -130,6 +130,7 @@ def test_given_fast_quality_when_searching_then_one_filtered_bm25_query_is_sent(
 
 
 def test_given_precise_quality_when_searching_then_a_hybrid_query_filters_inside_knn() -> None:
+    """Its 30 best come back for the rerank (``retrieval.rerank``), which keeps ``k``."""
     client = RecordingClient()
     vector = [float(x) for x in HashingEmbedder().embed(["tax"], role="query")[0]]
 
@@ -141,13 +142,37 @@ def test_given_precise_quality_when_searching_then_a_hybrid_query_filters_inside
             "index": "groundwork-cards",
             "params": {"search_pipeline": "groundwork-hybrid"},
             "request_timeout": 3.0,
-            "body": {"size": 7, "_source": SOURCE, "query": {"hybrid": {"queries": [
+            "body": {"size": 30, "_source": SOURCE, "query": {"hybrid": {"queries": [
                 KEYWORD,
                 {"knn": {"embedding": {"vector": vector, "k": 100,
                                        "filter": {"bool": {"filter": FILTERS}}}}},
             ]}}},
         }),
     ]  # fmt: skip
+
+
+def test_given_a_hybrid_top_when_searching_precisely_then_it_is_reranked_here_to_k() -> None:
+    """The hybrid ranks the passage that only shares the topic first; the rerank, the same as
+    the embedded index's, puts the one holding every word of the question first, and keeps
+    ``k``."""
+    topic, answer, other = (
+        card(id_, text).model_dump()
+        for id_, text in [
+            ("topic", "Taxes were debated at length."),
+            ("answer", "Congress may lay a tax on imports."),
+            ("other", "The senate meets in spring."),
+        ]
+    )
+    hybrid = {"hits": {"hits": [
+        {"_score": 0.9, "_source": {"card": topic}},
+        {"_score": 0.7, "_source": {"card": answer}},
+        {"_score": 0.2, "_source": {"card": other}},
+    ]}}  # fmt: skip
+    client = RecordingClient({"search": [hybrid]})
+
+    hits = adapter(client).search("tax on imports congress", WHERE, 2, quality="precise")
+
+    assert [h.card.id for h in hits] == ["answer", "topic"]
 
 
 def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_their_ids() -> None:

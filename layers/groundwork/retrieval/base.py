@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 #: ``fast``: keyword search alone, no model call. ``precise``: keyword and vector search fused,
 #: over a larger pool, then reranked. See docs/retrieval.md.
 Quality = Literal["fast", "precise"]
+#: Weight of the keyword side in the fused score of ``precise`` (the vector side has the rest),
+#: on both indexes. Chosen with multilingual-e5 on the Open Source Guides in de, es, ja, ru and
+#: ar (``bench.multilingual --parts weights``): BM25 counts shared words, which a question put
+#: in its own words, or in a language the English stemmer does not know, lacks.
+KEYWORD_WEIGHT = 0.3
 
 
 class RetrievalUnavailable(BackendUnavailable):

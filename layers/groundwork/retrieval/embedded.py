@@ -23,9 +23,9 @@ import numpy as np
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
-from groundwork.retrieval.base import IndexEmbedderMismatch
+from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch
 from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
-from groundwork.retrieval.rerank import coverage
+from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
 if TYPE_CHECKING:
@@ -40,14 +40,8 @@ if TYPE_CHECKING:
 
 #: Cards embedded per call when a source is replaced, so that progress can be shown.
 EMBED_BATCH = 256
-#: Weight of the keyword side in the fused score (the vector side has the rest).
-KEYWORD_WEIGHT = 0.5
 #: Candidates taken from each side before fusing (precise).
 PRECISE_POOL = 100
-#: How many fused candidates the precise rerank looks at.
-RERANK_DEPTH = 30
-#: Weight of the query-term coverage of a passage in the precise rerank (fused scores are 0–1).
-COVERAGE_WEIGHT = 0.5
 
 
 @dataclass
@@ -212,24 +206,9 @@ class EmbeddedIndex(KeywordIndex):
         question = self._embedder.embed([query], role="query")[0]
         vector = self.vector_ranking(question, where, pool)
         fused = fuse(keyword, vector)
-        hits = rerank(query, self.hits(fused[: max(RERANK_DEPTH, k)]))[:k]
-        return self._with_sentences(hits)
-
-    def _with_sentences(self, hits: list[Hit]) -> list[Hit]:
-        """The stored sentence vectors of the few hits returned (not of the reranked 30)."""
-        if not hits:
-            return hits
-        marks = ", ".join("?" * len(hits))
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT c.id, v.sentences FROM cards c JOIN card_vectors v "
-                f"ON v.card_rowid = c.rowid WHERE c.id IN ({marks})",
-                [hit.card.id for hit in hits],
-            ).fetchall()
-        stored = dict(rows)
-        for hit in hits:
-            hit.sentence_vectors = stored.get(hit.card.id)
-        return hits
+        candidates = self.hits(fused[: max(RERANK_DEPTH, k)], sentences=True)
+        same_model = self._sentences.model == self._embedder.model
+        return rerank(query, candidates, question if same_model else None)[:k]
 
     def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
         """Every card embedded again by the configured models into ``reindex_vectors``, a
@@ -396,7 +375,10 @@ def passage_text(card: Card) -> str:
 
 
 def fuse(
-    keyword: Sequence[tuple[int, float]], vector: Sequence[tuple[int, float]]
+    keyword: Sequence[tuple[int, float]],
+    vector: Sequence[tuple[int, float]],
+    *,
+    keyword_weight: float = KEYWORD_WEIGHT,
 ) -> list[tuple[int, float]]:
     """Min-max normalised scores of both sides, weighted and added (0 for a side that missed a
     row), as OpenSearch's normalization processor does; best first.
@@ -405,7 +387,7 @@ def fuse(
     sure of its first answer outweighs a side whose candidates all look alike.
     """
     scores: dict[int, float] = {}
-    for ranking, weight in ((keyword, KEYWORD_WEIGHT), (vector, 1 - KEYWORD_WEIGHT)):
+    for ranking, weight in ((keyword, keyword_weight), (vector, 1 - keyword_weight)):
         if not ranking:
             continue
         low = min(score for _, score in ranking)
@@ -414,11 +396,3 @@ def fuse(
             share = (score - low) / spread if spread > 0 else 1.0
             scores[rowid] = scores.get(rowid, 0.0) + weight * share
     return sorted(scores.items(), key=lambda item: -item[1])
-
-
-def rerank(query: str, hits: list[Hit]) -> list[Hit]:
-    """Adds how much of the question's weight each passage covers, and sorts again."""
-    cover = coverage(query, [hit.card for hit in hits])
-    for hit, share in zip(hits, cover, strict=True):
-        hit.score += COVERAGE_WEIGHT * share
-    return sorted(hits, key=lambda hit: -hit.score)

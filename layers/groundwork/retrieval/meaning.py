@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundwork.retrieval.embedded import fuse
-from groundwork.retrieval.sentence_vectors import decode
+from groundwork.retrieval.sentence_vectors import best_sentence
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,8 +45,8 @@ def by_meaning(
     cosine with this question means nothing) the card's cosine alone ranks them."""
     mixed = []
     for hit in nearest:
-        stored = decode(hit.sentence_vectors or b"", len(question)) if sentences else {}
-        best = max((float(vector @ question) for vector in stored.values()), default=hit.score)
+        best = best_sentence(hit, question) if sentences else None
+        best = hit.score if best is None else best
         mixed.append(card_weight * hit.score + (1 - card_weight) * best)
     ranked = []
     for i, score in fuse([], list(enumerate(mixed)))[:k]:

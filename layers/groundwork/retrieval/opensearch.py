@@ -45,6 +45,7 @@ from groundwork.domain.cards import Card, Hit
 from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import E5_SMALL, MINILM
 from groundwork.retrieval.base import (
+    KEYWORD_WEIGHT,
     IndexEmbedderMismatch,
     IndexReindexing,
     Quality,
@@ -53,6 +54,7 @@ from groundwork.retrieval.base import (
     SearchFilter,
     day,
 )
+from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
 if TYPE_CHECKING:
@@ -167,7 +169,7 @@ PIPELINE: dict[str, Any] = {
                 "normalization": {"technique": "min_max"},
                 "combination": {
                     "technique": "arithmetic_mean",
-                    "parameters": {"weights": [0.5, 0.5]},
+                    "parameters": {"weights": [KEYWORD_WEIGHT, 1 - KEYWORD_WEIGHT]},
                 },
             }
         }
@@ -468,9 +470,15 @@ class OpenSearchIndex(Retriever):
         self._check()
         if not lexical:
             return self._by_meaning(query, where, k)
-        body, params = self.search_request(query, where, k, quality)
+        question = None if quality == "fast" else self._embedder.embed([query], role="query")[0]
+        body, params = self.search_request(query, where, k, question)
         response = self._read(self._client.search, index=self._index, body=body, params=params)
-        return [] if response is None else [_hit(raw) for raw in response["hits"]["hits"]]
+        hits = [] if response is None else [_hit(raw) for raw in response["hits"]["hits"]]
+        if question is None:
+            return hits
+        # The hybrid's top, reranked here as the embedded index reranks its own.
+        same_model = self._sentences.model == self._embedder.model
+        return rerank(query, hits, question if same_model else None)[:k]
 
     def _by_meaning(self, query: str, where: SearchFilter, k: int) -> list[Hit]:
         """The nearest cards by a plain k-NN query, with their vectors: their cosines are taken
@@ -492,9 +500,10 @@ class OpenSearchIndex(Retriever):
         )
 
     def search_request(
-        self, query: str, where: SearchFilter, k: int, quality: Quality
+        self, query: str, where: SearchFilter, k: int, question: npt.NDArray[np.float32] | None
     ) -> tuple[dict[str, Any], dict[str, str]]:
-        """The body and URL parameters of a search, as sent."""
+        """The body and URL parameters of a search, as sent: ``fast`` without the ``question``'s
+        vector, hybrid (``precise``) with it, for the rerank's candidates."""
         filters = filter_clauses(where)
         keyword: dict[str, Any] = {
             "bool": {
@@ -502,12 +511,11 @@ class OpenSearchIndex(Retriever):
                 "filter": filters,
             }
         }
-        if quality == "fast":
+        if question is None:
             return {"size": k, "_source": _SOURCE, "query": keyword}, {}
-        question = self._embedder.embed([query], role="query")[0]
         knn = self.knn_request(question, filters, k)["query"]
         body = {
-            "size": k,
+            "size": max(RERANK_DEPTH, k),
             "_source": _SOURCE,
             "query": {"hybrid": {"queries": [keyword, knn]}},
         }

@@ -84,6 +84,12 @@ def known(hits: Sequence[Hit], dimension: int) -> Known:
     return found
 
 
+def best_sentence(hit: Hit, question: npt.NDArray[np.float32]) -> float | None:
+    """The cosine of ``hit``'s sentence nearest ``question``; None when it stores none."""
+    stored = decode(hit.sentence_vectors or b"", len(question))
+    return max((float(vector @ question) for vector in stored.values()), default=None)
+
+
 def _dtype(dimension: int) -> np.dtype[np.void]:
     # numpy is imported where vectors are read or written: the chat and API functions import
     # this module at start (the composer's relevance), and numpy would cost their cold start.
