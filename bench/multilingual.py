@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.fit_answerability import Memo
-from bench.retrieval_quality import METHODS, rankers
+from bench.retrieval_quality import METHODS, precise_at, rankers
 from groundwork.answer.language import search_in_language
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.chat.language import answer_language
@@ -76,9 +76,8 @@ from groundwork.generation.base import Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
 from groundwork.retrieval.base import Quality, Retriever, SearchFilter
-from groundwork.retrieval.embedded import PRECISE_POOL, EmbeddedIndex, fuse
+from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.retrieval.meaning import DEPTH, by_meaning
-from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
@@ -298,23 +297,6 @@ KEYWORD_WEIGHTS = (0.5, 0.4, 0.3, 0.2)
 SENTENCE_WEIGHTS = (0.0, 0.25, 0.5)
 
 
-def weighed(
-    index: EmbeddedIndex,
-    memo: Memo,
-    where: SearchFilter,
-    keyword_weight: float,
-    sentence_weight: float,
-    question: str,
-) -> list[str]:
-    """The embedded index's precise search of ``question``, with these weights."""
-    keyword = index.keyword_ranking(question, where, PRECISE_POOL)
-    asked = memo.embed([question], role="query")[0]
-    vector = index.vector_ranking(asked, where, PRECISE_POOL)
-    fused = fuse(keyword, vector, keyword_weight=keyword_weight)
-    hits = index.hits(fused[:RERANK_DEPTH], sentences=True)
-    return [h.card.id for h in rerank(question, hits, asked, sentence_weight=sentence_weight)]
-
-
 def weights(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print("## Same language, precise: R@5 by the keyword weight and the sentence weight")
     print()
@@ -329,7 +311,7 @@ def weights(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
             where = SearchFilter(collections=[f"guide-{asked_in}"])
             cells = []
             for keyword_weight, sentence_weight in grid:
-                rank = partial(weighed, retriever, memo, where, keyword_weight, sentence_weight)
+                rank = partial(precise_at, retriever, memo, where, keyword_weight, sentence_weight)
                 r5 = recall(rank, questions, asked_in, corpora[asked_in][1])[1]
                 cells.append(f"{r5:.2f}")
             chosen = "yes" if asked_in in CHOSEN_ON else "no"

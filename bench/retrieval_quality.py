@@ -51,6 +51,24 @@ def recall_at(ranked: Sequence[str], gold: set[str], k: int) -> float:
     return len(gold & set(ranked[:k])) / len(gold)
 
 
+def precise_at(
+    index: EmbeddedIndex,
+    embedder: Embedder,
+    where: SearchFilter,
+    keyword_weight: float,
+    sentence_weight: float,
+    question: str,
+) -> list[str]:
+    """The card ids of the embedded index's precise search of ``question`` with these weights
+    (``retrieval.base.KEYWORD_WEIGHT``, ``retrieval.rerank.SENTENCE_WEIGHT``), best first."""
+    keyword = index.keyword_ranking(question, where, PRECISE_POOL)
+    asked = embedder.embed([question], role="query")[0]
+    vector = index.vector_ranking(asked, where, PRECISE_POOL)
+    fused = fuse(keyword, vector, keyword_weight=keyword_weight)
+    hits = index.hits(fused[:RERANK_DEPTH], sentences=True)
+    return [h.card.id for h in rerank(question, hits, asked, sentence_weight=sentence_weight)]
+
+
 def rankers(index: EmbeddedIndex) -> dict[str, Callable[[str, SearchFilter], list[str]]]:
     embed = index._embedder.embed  # the bench reaches in to score each side on its own
 
@@ -77,12 +95,7 @@ def rankers(index: EmbeddedIndex) -> dict[str, Callable[[str, SearchFilter], lis
         return [hit.card.id for hit in index.search(q, where, 10, quality="precise")]
 
     def former(q: str, where: SearchFilter) -> list[str]:
-        sides = [
-            index.keyword_ranking(q, where, PRECISE_POOL),
-            index.vector_ranking(embed([q], role="query")[0], where, PRECISE_POOL),
-        ]
-        fused = fuse(*sides, keyword_weight=FORMER_KEYWORD_WEIGHT)
-        return [hit.card.id for hit in rerank(q, index.hits(fused[:RERANK_DEPTH]))[:10]]
+        return precise_at(index, index._embedder, where, FORMER_KEYWORD_WEIGHT, 0.0, q)[:10]
 
     return {"keyword": keyword, "vector": vector, "hybrid": hybrid, "fast": fast,
             "precise": precise, "former": former}  # fmt: skip
