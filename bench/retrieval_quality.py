@@ -28,7 +28,6 @@ from groundwork.embeddings.factory import bare_embedder
 from groundwork.embeddings.memory import RememberingEmbedder
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import PRECISE_POOL, EmbeddedIndex, fuse
-from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 CATECHISM = SHARED / "corpora" / "baltimore-catechism" / "catechism.qa.jsonl"
@@ -59,14 +58,15 @@ def precise_at(
     sentence_weight: float,
     question: str,
 ) -> list[str]:
-    """The card ids of the embedded index's precise search of ``question`` with these weights
-    (``retrieval.base.KEYWORD_WEIGHT``, ``retrieval.rerank.SENTENCE_WEIGHT``), best first."""
+    """The first ten card ids of the embedded index's precise search of ``question`` with these
+    weights (``retrieval.base.KEYWORD_WEIGHT``, ``retrieval.rerank.SENTENCE_WEIGHT``)."""
     keyword = index.keyword_ranking(question, where, PRECISE_POOL)
     asked = embedder.embed([question], role="query")[0]
-    vector = index.vector_ranking(asked, where, PRECISE_POOL)
-    fused = fuse(keyword, vector, keyword_weight=keyword_weight)
-    hits = index.hits(fused[:RERANK_DEPTH], sentences=True)
-    return [h.card.id for h in rerank(question, hits, asked, sentence_weight=sentence_weight)]
+    hits = index.reranked(
+        question, keyword, asked, where, 10,
+        keyword_weight=keyword_weight, sentence_weight=sentence_weight,
+    )  # fmt: skip
+    return [hit.card.id for hit in hits]
 
 
 def rankers(index: EmbeddedIndex) -> dict[str, Callable[[str, SearchFilter], list[str]]]:
@@ -95,7 +95,7 @@ def rankers(index: EmbeddedIndex) -> dict[str, Callable[[str, SearchFilter], lis
         return [hit.card.id for hit in index.search(q, where, 10, quality="precise")]
 
     def former(q: str, where: SearchFilter) -> list[str]:
-        return precise_at(index, index._embedder, where, FORMER_KEYWORD_WEIGHT, 0.0, q)[:10]
+        return precise_at(index, index._embedder, where, FORMER_KEYWORD_WEIGHT, 0.0, q)
 
     return {"keyword": keyword, "vector": vector, "hybrid": hybrid, "fast": fast,
             "precise": precise, "former": former}  # fmt: skip

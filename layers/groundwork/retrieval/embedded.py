@@ -25,7 +25,7 @@ from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
 from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch
 from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
-from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
+from groundwork.retrieval.rerank import RERANK_DEPTH, SENTENCE_WEIGHT, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
 if TYPE_CHECKING:
@@ -199,16 +199,32 @@ class EmbeddedIndex(KeywordIndex):
             )
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)
-        pool = max(PRECISE_POOL, k)
-        keyword = self.keyword_ranking(query, where, pool)
+        keyword = self.keyword_ranking(query, where, max(PRECISE_POOL, k))
         if not keyword and not self._allows_any(where):
             return []  # the question is not embedded for a filter that allows nothing
         question = self._embedder.embed([query], role="query")[0]
-        vector = self.vector_ranking(question, where, pool)
-        fused = fuse(keyword, vector)
+        return self.reranked(query, keyword, question, where, k)
+
+    def reranked(
+        self,
+        query: str,
+        keyword: Sequence[tuple[int, float]],
+        question: npt.NDArray[np.float32],
+        where: SearchFilter,
+        k: int,
+        *,
+        keyword_weight: float = KEYWORD_WEIGHT,
+        sentence_weight: float = SENTENCE_WEIGHT,
+    ) -> list[Hit]:
+        """``precise`` past its keyword side: ``keyword`` (``query``'s BM25 ranking) fused with
+        the nearest cards to ``question`` (its vector), the best reranked. The weights are
+        parameters for ``bench.multilingual --parts weights``, which chose them."""
+        vector = self.vector_ranking(question, where, max(PRECISE_POOL, k))
+        fused = fuse(keyword, vector, keyword_weight=keyword_weight)
         candidates = self.hits(fused[: max(RERANK_DEPTH, k)], sentences=True)
         same_model = self._sentences.model == self._embedder.model
-        return rerank(query, candidates, question if same_model else None)[:k]
+        asked = question if same_model else None
+        return rerank(query, candidates, asked, sentence_weight=sentence_weight)[:k]
 
     def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
         """Every card embedded again by the configured models into ``reindex_vectors``, a
