@@ -11,6 +11,14 @@ def test_given_an_answer_of_two_cited_sentences_then_the_first_is_read_without_m
     assert first_sentence(answer) == "Use the `|` operator: `d1 | d2`."
 
 
+def test_given_an_answer_opening_with_a_label_then_the_label_belongs_to_the_first_sentence() -> (
+    None
+):
+    answer = "Section 2. The President shall be Commander in Chief. [1] He may pardon. [2]"
+
+    assert first_sentence(answer) == "Section 2. The President shall be Commander in Chief."
+
+
 @pytest.mark.parametrize(
     ("sentence", "answers", "expected"),
     [

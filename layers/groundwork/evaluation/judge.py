@@ -34,8 +34,9 @@ def first_sentence(answer: str) -> str:
     """The answer's first sentence, its markers removed: what a reader takes as the answer.
 
     A piece of fewer than three words after it belongs to it ("… for no limits. (Default
-    100)"), and so does a fenced code block right after it: the sentence introduces the code,
-    which a reader takes in with it.
+    100)"), one before it too ("Section 2. The President shall be …", a label the composer's
+    sentence opens with, :mod:`groundwork.answer.units`), and so does a fenced code block right
+    after it: the sentence introduces the code, which a reader takes in with it.
     """
     ends = []
     for span in split_sentences(answer):
@@ -44,8 +45,16 @@ def first_sentence(answer: str) -> str:
         ends.append(span.end)
     if not ends:
         return without_markers(answer)
-    end = ends[0]
-    for following in ends[1:]:
+    first = next(
+        (
+            i
+            for i, end in enumerate(ends)
+            if len(without_markers(answer[:end]).split()) >= MIN_WORDS
+        ),
+        len(ends) - 1,
+    )
+    end = ends[first]
+    for following in ends[first + 1 :]:
         if len(without_markers(answer[end:following]).split()) >= MIN_WORDS:
             break
         end = following
