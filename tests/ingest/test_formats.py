@@ -187,6 +187,26 @@ def test_given_markdown_with_setext_headings_when_parsed_then_they_are_headings(
     _located(document)
 
 
+def test_given_markdown_with_comments_and_directives_when_parsed_then_only_the_page_is_kept() -> (
+    None
+):
+    page = (
+        "# Counter notice\n\n<!-- markdownlint-disable GHD034 -->\n"
+        "***Tell the Truth.*** <!-- markdownlint-disable-line emphasis-style -->\n"
+        "Lying in a sworn declaration is a crime.\n\n"
+        "Write `<!-- note -->` for a note.\n\n<!--\nlocalization update\n-->\nAfter it.\n\n"
+        "::: httpx.HTTPError\n    :docstring:\n\n```html\n<!-- in code -->\n```\n"
+    )
+
+    document = parse_markdown(page)
+
+    assert [p.text for p in document.passages] == [
+        "***Tell the Truth.***\nLying in a sworn declaration is a crime.\n\n"
+        "Write `<!-- note -->` for a note.\n\nAfter it.\n\n```html\n<!-- in code -->\n```"
+    ]
+    _located(document)
+
+
 @pytest.mark.parametrize(
     ("suffix", "raw", "reason"),
     [

@@ -1,6 +1,8 @@
 """Markdown: front matter for metadata, headings for structure, paragraphs for passages.
 
-Passages keep their Markdown as written, so a citation quotes the file exactly.
+Passages keep their Markdown as written, so a citation quotes the file exactly, but for what a
+reader of the rendered page never sees: HTML comments (``<!-- markdownlint-disable … -->``)
+and MkDocs' ``::: package.name`` directives, which stand for API documentation made elsewhere.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ _UNDERLINE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE = re.compile(r"^(```|~~~)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
+# An HTML comment, outside inline code (kept as group 1); an unclosed one runs on.
+_COMMENT = re.compile(r"(`+[^`]*`+)|<!--.*?(?:-->|$)")
+# mkdocstrings' "::: httpx.Client" (its options indented under it).
+_DIRECTIVE = re.compile(r"^:::\s+[\w.]+\s*$")
 _FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
 
 PASSAGE_CHARS = 900
@@ -86,7 +92,12 @@ def _blocks(body: str) -> list[str]:
     blocks: list[str] = []
     current: list[str] = []
     fenced = False
+    commented = False
     for line in body.splitlines():
+        if not fenced:
+            line, commented, hidden = _visible(line, commented)
+            if hidden:
+                continue
         if _FENCE.match(line.strip()):
             current.append(line)
             fenced = not fenced
@@ -109,7 +120,31 @@ def _blocks(body: str) -> list[str]:
             current.append(line)
     if current:
         blocks.append("\n".join(current))
-    return [b.strip() for b in blocks if b.strip()]
+    return [b.strip() for b in blocks if b.strip() and not _DIRECTIVE.match(b.split("\n")[0])]
+
+
+def _visible(line: str, commented: bool) -> tuple[str, bool, bool]:
+    """The line without its HTML comments; whether a comment runs on past it; whether the
+    line held nothing but comments (it is then no line at all, not a paragraph's end)."""
+    original = line
+    if commented:
+        end = line.find("-->")
+        if end < 0:
+            return "", True, True
+        line = line[end + 3 :]
+    if "<!--" not in line:
+        return line, False, commented and not line.strip()
+    opened = False
+
+    def drop(match: re.Match[str]) -> str:
+        nonlocal opened
+        if match.group(1):
+            return match.group(1)
+        opened = not match.group(0).endswith("-->")
+        return ""
+
+    line = _COMMENT.sub(drop, line).rstrip()
+    return line, opened, bool(original.strip()) and not line.strip()
 
 
 def _inline(text: str) -> str:
