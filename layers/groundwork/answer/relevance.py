@@ -60,7 +60,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.204, 4.873, -1.278, 3.673, 2.862, 1.558, 0.000)
+PASSAGE_WEIGHTS = (-0.138, 5.947, -0.277, 2.938, 2.273, 1.971, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -89,8 +89,8 @@ UNIT_FEATURES = (
     "top similarity",  # no embedded candidate of its passage is closer to the question
 )
 UNIT_WEIGHTS = (
-    5.605, 2.003, 1.744, -0.222, 0.010, 1.281, -0.103, 0.763, 0.160, -1.673, 2.828, 1.224,
-    -0.126, -1.272, -1.245, 0.000, 0.317, 0.129, 1.680, 0.021, -0.523, 0.230, 1.035, 1.070,
+    4.640, 1.709, 1.781, -0.039, 0.006, 1.272, -0.213, 0.746, 0.053, -1.708, 2.842, 1.188,
+    -0.081, -1.077, -1.191, 0.000, 0.166, 0.133, 1.577, -0.046, -1.102, 0.287, 1.103, 1.149,
 )  # fmt: skip
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.
