@@ -149,11 +149,22 @@ EOF
   echo "$home"
 }
 
-os_pid() {
+# A service's pid while it runs: the pid file in its folder ($1).
+service_pid() {
   local pid
-  [ -f "$OS_DIR/pid" ] || return 1
-  pid=$(cat "$OS_DIR/pid")
+  [ -f "$1/pid" ] || return 1
+  pid=$(cat "$1/pid")
   kill -0 "$pid" 2>/dev/null && echo "$pid"
+}
+
+# Stops the service of folder $1: TERM, then KILL if it still runs after $2 waits of $3 s.
+stop_service() {
+  local pid
+  pid=$(service_pid "$1") || { rm -f "$1/pid"; return 0; }
+  kill "$pid"
+  for _ in $(seq "$2"); do kill -0 "$pid" 2>/dev/null || break; sleep "$3"; done
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+  rm -f "$1/pid"
 }
 
 os_healthy() {
@@ -161,7 +172,7 @@ os_healthy() {
 }
 
 up_opensearch() {
-  if os_pid >/dev/null && os_healthy "$(cat "$OS_DIR/url")"; then return; fi
+  if service_pid "$OS_DIR" >/dev/null && os_healthy "$(cat "$OS_DIR/url")"; then return; fi
   stop_opensearch
   local home port transport url started
   home=$(prepare_opensearch)
@@ -201,7 +212,7 @@ EOF
     setsid "${as_user[@]}" "$home/bin/opensearch" >"$OS_DIR/logs/stdout.log" 2>&1 </dev/null &
   echo $! >"$OS_DIR/pid"
   while ! os_healthy "$url"; do
-    if ! os_pid >/dev/null || [ $(($(date +%s) - started)) -gt "$TIMEOUT" ]; then
+    if ! service_pid "$OS_DIR" >/dev/null || [ $(($(date +%s) - started)) -gt "$TIMEOUT" ]; then
       log "OpenSearch did not become healthy:"
       tail -n 40 "$OS_DIR/logs/stdout.log" >&2 || true
       stop_opensearch
@@ -221,21 +232,7 @@ EOF
   log "OpenSearch healthy on $url after $(($(date +%s) - started)) s"
 }
 
-stop_opensearch() {
-  local pid
-  pid=$(os_pid) || { rm -f "$OS_DIR/pid"; return 0; }
-  kill "$pid"
-  for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-  rm -f "$OS_DIR/pid"
-}
-
-moto_pid() {
-  local pid
-  [ -f "$MOTO_DIR/pid" ] || return 1
-  pid=$(cat "$MOTO_DIR/pid")
-  kill -0 "$pid" 2>/dev/null && echo "$pid"
-}
+stop_opensearch() { stop_service "$OS_DIR" 60 0.5; }
 
 moto_healthy() {
   # The dashboard page: data.json would serialize every stored item.
@@ -243,7 +240,7 @@ moto_healthy() {
 }
 
 up_moto() {
-  if moto_pid >/dev/null && moto_healthy "$(cat "$MOTO_DIR/url")"; then return; fi
+  if service_pid "$MOTO_DIR" >/dev/null && moto_healthy "$(cat "$MOTO_DIR/url")"; then return; fi
   stop_moto
   "$MOTO_PYTHON" -c 'import moto.server, werkzeug' 2>/dev/null || {
     log "moto's server needs moto[server] in $MOTO_PYTHON (pip install -e '.[test]')"
@@ -261,7 +258,7 @@ up_moto() {
     setsid "$MOTO_PYTHON" -m tests.moto_server --port "$port" >"$MOTO_DIR/log" 2>&1 </dev/null &
   echo $! >"$MOTO_DIR/pid"
   while ! moto_healthy "$url"; do
-    if ! moto_pid >/dev/null || [ $(($(date +%s) - started)) -gt "$TIMEOUT" ]; then
+    if ! service_pid "$MOTO_DIR" >/dev/null || [ $(($(date +%s) - started)) -gt "$TIMEOUT" ]; then
       log "moto's server did not start:"
       tail -n 40 "$MOTO_DIR/log" >&2 || true
       stop_moto
@@ -278,14 +275,7 @@ up_moto() {
   log "moto's server up on $url after $(($(date +%s) - started)) s"
 }
 
-stop_moto() {
-  local pid
-  pid=$(moto_pid) || { rm -f "$MOTO_DIR/pid"; return 0; }
-  kill "$pid"
-  for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-  rm -f "$MOTO_DIR/pid"
-}
+stop_moto() { stop_service "$MOTO_DIR" 20 0.25; }
 
 command=${1:-}
 [ $# -gt 0 ] && shift
@@ -319,7 +309,7 @@ case $command in
     for service in "$@"; do
       case $service in
         moto)
-          if pid=$(moto_pid) && moto_healthy "$(cat "$MOTO_DIR/url")"; then
+          if pid=$(service_pid "$MOTO_DIR") && moto_healthy "$(cat "$MOTO_DIR/url")"; then
             log "moto: running (pid $pid)"
             cat "$MOTO_DIR/exports"
           else
@@ -328,7 +318,7 @@ case $command in
           fi
           ;;
         opensearch)
-          if pid=$(os_pid) && os_healthy "$(cat "$OS_DIR/url")"; then
+          if pid=$(service_pid "$OS_DIR") && os_healthy "$(cat "$OS_DIR/url")"; then
             log "opensearch: running (pid $pid)"
             cat "$OS_DIR/exports"
           else
