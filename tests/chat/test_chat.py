@@ -273,10 +273,12 @@ def test_given_an_edit_into_a_short_question_then_the_new_question_alone_is_answ
         ask("What is Baptism?", conversation_id="c-edit", version_of=second["question_id"]),
     ).json()
 
-    # What the earlier turns asked about (creation, prayer) stays out of the edited answer.
+    # Every citation is about Baptism; what the earlier turns asked about (creation, prayer)
+    # stays out of the edited answer.
     headings = [c["cited_text_heading"] for c in edited["citations"]]
     assert edited["text"].startswith("Baptism is the sacrament"), edited["text"]
     assert headings[0] == "What is Baptism?"
+    assert all("Baptism" in c["cited_text"] for c in edited["citations"]), edited["citations"]
     assert not {"Who made us?", "What is prayer?"} & set(headings), headings
 
 
