@@ -16,7 +16,9 @@ sentence that introduces it.
    much of it restates the question, its neighbours' coverage and similarity (the sentence after
    one that only introduces the topic answers), its place, whether it has the kind of answer the
    question asks for (:mod:`groundwork.answer.answer_type`), code for a how-to question, list
-   item or table row, a rejected section, and its passage's score.
+   item or table row, a rejected section, its passage's score, and a learned nearness
+   (:mod:`groundwork.answer.nearness`: e5's dimensions weighed by how well they tell an answer
+   from a sentence on the same topic).
 
 Both weight vectors are conditional-logit models fitted on the real-question benchmark with
 each corpus held out in turn (``python -m bench.fit_reading`` prints the held-out figures and
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.metadata import metadata_answer
+from groundwork.answer.nearness import nearness
 from groundwork.answer.units import Unit, units
 from groundwork.chat.language import detect_language
 from groundwork.retrieval.sentence_vectors import key
@@ -87,10 +90,12 @@ UNIT_FEATURES = (
     "top coverage",  # no candidate of its passage covers more of the question
     "passage score",  # its passage's score by PASSAGE_WEIGHTS
     "top similarity",  # no embedded candidate of its passage is closer to the question
+    "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    4.640, 1.709, 1.781, -0.039, 0.006, 1.272, -0.213, 0.746, 0.053, -1.708, 2.842, 1.188,
-    -0.081, -1.077, -1.191, 0.000, 0.166, 0.133, 1.577, -0.046, -1.102, 0.287, 1.103, 1.149,
+    3.519, 1.718, 1.317, 0.089, 0.081, 1.269, -0.144, 0.817, 0.070, -1.276, 2.840, 1.146,
+    -0.247, -0.944, -1.253, 0.000, 0.221, 0.160, 1.512, -0.081, -0.825, 0.201, 1.088, 0.996,
+    1.000,
 )  # fmt: skip
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.
@@ -225,17 +230,26 @@ class Reading:
     def embedded_text(self, i: int) -> str:
         return self.placed[i].unit.text
 
+    def embedded_as(self, i: int) -> int:
+        """The unit whose vector stands for unit ``i``: a code block's introduction, or itself."""
+        placed = self.placed[i]
+        if placed.unit.kind == "code" and placed.unit.intro is not None:
+            return self.by_passage[placed.passage][placed.unit.intro]
+        return i
+
     def unit_features(
-        self, i: int, similarity: dict[int, float], passage_scores: Sequence[float]
+        self,
+        i: int,
+        similarity: dict[int, float],
+        passage_scores: Sequence[float],
+        learned: Mapping[int, float] | None = None,
     ) -> tuple[float, ...]:
-        """UNIT_FEATURES of unit ``i``: the lexical ones and those that need the embeddings."""
+        """UNIT_FEATURES of unit ``i``: the lexical ones and those that need the embeddings
+        (``learned``: the units' learned nearness, by index)."""
         placed = self.placed[i]
         siblings = self.by_passage[placed.passage]
         previous = siblings[placed.position - 1] if placed.position > 0 else None
-        if placed.unit.kind == "code" and placed.unit.intro is not None:
-            own = similarity.get(siblings[placed.unit.intro], 0.0)  # its introduction's
-        else:
-            own = similarity.get(i, 0.0)
+        own = similarity.get(self.embedded_as(i), 0.0)
         before = similarity.get(previous, 0.0) if previous is not None else 0.0
         closest = max(
             (similarity[j] for j in siblings if j in similarity and self.placed[j].candidate),
@@ -249,6 +263,7 @@ class Reading:
             *lexical[4:],
             passage_scores[placed.passage],
             float(own >= closest),
+            (learned or {}).get(self.embedded_as(i), 0.0),
         )
 
 
@@ -382,8 +397,10 @@ def gather(
     if missing:
         fresh = embedder.embed([reading.embedded_text(i) for i in missing], role="passage")
         stored.update(zip(missing, fresh, strict=True))
-    similarity = {i: float(vector @ asked) for i, vector in stored.items() if vector is not None}
-    return evidence_of(reading, passages, similarity, passage_scores, card_answer)
+    vectors = {i: vector for i, vector in stored.items() if vector is not None}
+    similarity = {i: float(vector @ asked) for i, vector in vectors.items()}
+    learned = nearness(asked, vectors, embedder.model)
+    return evidence_of(reading, passages, similarity, passage_scores, card_answer, learned=learned)
 
 
 def evidence_of(
@@ -393,9 +410,11 @@ def evidence_of(
     passage_scores: Sequence[float],
     card_answer: tuple[int, str] | None = None,
     weights: Sequence[float] = UNIT_WEIGHTS,
+    learned: Mapping[int, float] | None = None,
 ) -> Evidence:
-    """The evidence once the units to read are embedded (``similarity`` by unit index)."""
-    candidates = ranked(reading, similarity, passage_scores, weights)
+    """The evidence once the units to read are embedded (``similarity`` and ``learned``, the
+    learned nearness, by unit index)."""
+    candidates = ranked(reading, similarity, passage_scores, weights, learned)
     asked_in = detect_language(reading.question)
     written_in = passages[candidates[0].passage].language if candidates else None
     return Evidence(
@@ -417,6 +436,7 @@ def ranked(
     similarity: dict[int, float],
     passage_scores: Sequence[float],
     weights: Sequence[float],
+    learned: Mapping[int, float] | None = None,
 ) -> list[Candidate]:
     """The candidates among the embedded units (and the code they introduce), best first."""
     embedded = set(similarity)
@@ -433,7 +453,7 @@ def ranked(
             intro = reading.placed[siblings[item.unit.intro]].unit.text
         elif i not in embedded:
             continue
-        vector = reading.unit_features(i, similarity, passage_scores)
+        vector = reading.unit_features(i, similarity, passage_scores, learned)
         out.append(
             Candidate(
                 passage=item.passage,
