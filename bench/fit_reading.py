@@ -230,9 +230,8 @@ def read_all(rows: list[dict[str, Any]], memo: Memo) -> list[Question]:
 def _candidate(reading: Reading, i: int) -> Candidate:
     """Unit ``i`` as the composer would quote it (its score aside)."""
     placed = reading.placed[i]
-    intro = None
-    if placed.unit.kind == "code" and placed.unit.intro is not None:
-        intro = reading.placed[reading.by_passage[placed.passage][placed.unit.intro]].unit.text
+    shown_by = reading.embedded_as(i)
+    intro = reading.placed[shown_by].unit.text if shown_by != i else None
     return Candidate(
         placed.passage, placed.position, placed.unit.text, 0.0, placed.coverage, frozenset(),
         intro=intro, rejected=reading.rejected[placed.passage],
@@ -334,13 +333,7 @@ def unit_options(
     similarity = {i: q.similarity[i] for i in embedded}
     chosen, rows = [], []
     for i, placed in enumerate(reading.placed):
-        if not placed.candidate:
-            continue
-        if placed.unit.kind == "code":
-            assert placed.unit.intro is not None
-            if reading.by_passage[placed.passage][placed.unit.intro] not in similarity:
-                continue
-        elif i not in similarity:
+        if not placed.candidate or reading.embedded_as(i) not in similarity:
             continue
         chosen.append(i)
         vector = q.vectors.get(reading.embedded_as(i))

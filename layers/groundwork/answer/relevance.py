@@ -444,15 +444,11 @@ def ranked(
     for i, item in enumerate(reading.placed):
         if not item.candidate:
             continue
-        siblings = reading.by_passage[item.passage]
-        intro = None
-        if item.unit.kind == "code":
-            assert item.unit.intro is not None
-            if siblings[item.unit.intro] not in embedded:
-                continue
-            intro = reading.placed[siblings[item.unit.intro]].unit.text
-        elif i not in embedded:
+        # A code block is a candidate only with its introduction (``read``), whose vector is its.
+        shown_by = reading.embedded_as(i)
+        if shown_by not in embedded:
             continue
+        intro = reading.placed[shown_by].unit.text if shown_by != i else None
         vector = reading.unit_features(i, similarity, passage_scores, learned)
         out.append(
             Candidate(
