@@ -231,6 +231,24 @@ def test_given_fast_quality_when_searching_then_keywords_match_and_no_model_is_c
     assert embedder.calls == calls
 
 
+def test_given_japanese_when_searching_by_keywords_then_character_pairs_match(
+    retriever: Retriever,
+) -> None:
+    """Given cards in Japanese, written without spaces, when searched by keywords alone, then a
+    question's pairs of characters are its words: "東京" (Tokyo) is not "京都" (Kyoto), though
+    both are written with 京, and a question phrased unlike any card still finds its card."""
+    retriever.upsert(
+        [
+            card("tokyo", "東京は日本の首都です。"),
+            card("kyoto", "京都は古い都です。"),
+            card("fuji", "富士山は日本で一番高い山です。"),
+        ]
+    )
+
+    assert ids(retriever, "東京", ALL, 5, "fast") == ["tokyo"]
+    assert ids(retriever, "日本で一番高い山はどれですか？", ALL, 5, "fast")[0] == "fuji"
+
+
 def test_given_a_paraphrase_when_searching_precisely_then_the_vector_side_finds_it(
     retriever: Retriever,
 ) -> None:

@@ -27,7 +27,7 @@ from groundwork.retrieval.base import (
 )
 from groundwork.retrieval.language_column import add_language_column
 from groundwork.sqlite_faults import reported_as
-from groundwork.text.terms import STOPWORDS, words
+from groundwork.text.terms import STOPWORDS, spaced, words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -65,6 +65,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS cards_fts USING fts5(
     text, heading, title, scope, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 """
+# The word index's format, in the file's user_version: 1 writes Chinese and Japanese as their
+# character pairs (``text.terms.spaced``). A word index written before is rebuilt when opened.
+_FTS_VERSION = 1
 # Added after the first release; an index written before them gains them when opened.
 _LATER_COLUMNS = ("period_start", "period_end")
 # Column weights for bm25(): the passage counts most, its heading and title help; scope is
@@ -115,17 +118,32 @@ class KeywordIndex(Retriever):
         self._writes = 0
 
     def _create_fts(self) -> None:
-        """The word index; one written before ``scope`` existed is rebuilt from the cards."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(cards_fts)")}
-        if columns and "scope" in columns:
+        """The word index; one of an earlier format (before ``scope``, before character pairs)
+        is rebuilt from the cards, in one transaction: a kill midway leaves the old one."""
+        if self._fts_current():
             return
-        self._db.execute("DROP TABLE IF EXISTS cards_fts")
-        self._db.executescript(_FTS)
-        rows = self._db.execute("SELECT rowid, payload FROM cards").fetchall()
-        self._db.executemany(
-            "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
-            [(rowid, *_fts_row(Card.model_validate_json(payload))) for rowid, payload in rows],
-        )
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if not self._fts_current():  # another process may have rebuilt it meanwhile
+                self._db.execute("DROP TABLE IF EXISTS cards_fts")
+                self._db.execute(_FTS)
+                rows = self._db.execute("SELECT rowid, payload FROM cards").fetchall()
+                self._db.executemany(
+                    "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(rowid, *_fts_row(Card.model_validate_json(blob))) for rowid, blob in rows],
+                )
+                self._db.execute(f"PRAGMA user_version = {_FTS_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+
+    def _fts_current(self) -> bool:
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(cards_fts)")}
+        version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        return "scope" in columns and version >= _FTS_VERSION
 
     def upsert(self, cards: Sequence[Card]) -> None:
         self._write(cards, None)
@@ -387,9 +405,9 @@ def _fts_row(card: Card) -> tuple[str, str, str, str]:
         *(_scope_token("tag", tag) for tag in card.tags),
     ]
     return (
-        card.text,
-        " ".join(card.heading_path),
-        card.title or "",
+        spaced(card.text),
+        spaced(" ".join(card.heading_path)),
+        spaced(card.title or ""),
         " ".join(scope).replace('"', ""),
     )
 

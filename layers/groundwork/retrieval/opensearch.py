@@ -90,6 +90,29 @@ CHECK_INTERVAL = 60.0
 KnnEngine = Literal["faiss", "lucene"]
 
 
+# The words of the BM25 fields: OpenSearch's ``english`` analyzer rebuilt, with Chinese and
+# Japanese read as character pairs (``cjk_bigram``, as ``text.terms`` reads them for the
+# embedded index) where ``english`` would index each ideograph alone. Korean is written with
+# spaces, so its words stay whole.
+_ANALYSIS: dict[str, Any] = {
+    "filter": {
+        "english_possessive": {"type": "stemmer", "language": "possessive_english"},
+        "english_stop": {"type": "stop", "stopwords": "_english_"},
+        "english_stemmer": {"type": "stemmer", "language": "english"},
+        "character_pairs": {"type": "cjk_bigram", "ignored_scripts": ["hangul"]},
+    },
+    "analyzer": {
+        "words": {
+            "tokenizer": "standard",
+            "filter": [
+                "english_possessive", "lowercase", "cjk_width", "character_pairs",
+                "english_stop", "english_stemmer",
+            ],
+        },
+    },
+}  # fmt: skip
+
+
 def mapping(
     *,
     model: EmbeddingModel = E5_SMALL,
@@ -108,7 +131,7 @@ def mapping(
     if replicas is not None:
         index["number_of_replicas"] = replicas
     return {
-        "settings": {"index": index},
+        "settings": {"index": index, "analysis": _ANALYSIS},
         "mappings": {
             "dynamic": "strict",
             "_meta": _meta(model, sentences, reindexing=reindexing),
@@ -123,9 +146,9 @@ def mapping(
                 "period_end": {"type": "keyword"},
                 "char_start": {"type": "integer"},
                 "page": {"type": "integer"},
-                "text": {"type": "text", "analyzer": "english"},
-                "heading": {"type": "text", "analyzer": "english"},
-                "title": {"type": "text", "analyzer": "english"},
+                "text": {"type": "text", "analyzer": "words"},
+                "heading": {"type": "text", "analyzer": "words"},
+                "title": {"type": "text", "analyzer": "words"},
                 "embedding": {
                     "type": "knn_vector",
                     "dimension": model.dimension,

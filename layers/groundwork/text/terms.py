@@ -1,10 +1,21 @@
-"""Word terms for lexical matching: lower-cased, accents kept, common words dropped."""
+"""Word terms for lexical matching: lower-cased, accents kept, common words dropped.
+
+Chinese and Japanese are written without spaces, so a run of their characters between two
+punctuation marks would be one "word" that no question shares with any passage. Such a run is
+read as its overlapping pairs of characters instead ("東京都" as "東京", "京都"), as Lucene's
+CJK bigram filter reads it: a pair is about as specific as a word, and needs no dictionary.
+"""
 
 from __future__ import annotations
 
 import re
 
 _WORD = re.compile(r"\w+(?:[-']\w+)*", re.UNICODE)
+# Han ideographs (and their iteration mark), hiragana and katakana, full and half width.
+_UNSPACED = re.compile(
+    "[\u3005\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0002ebef]+"
+)
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have how i if in
@@ -16,8 +27,18 @@ STOPWORDS = frozenset(
 
 
 def tokens(text: str) -> list[str]:
-    """Every word of ``text``, as written."""
-    return _WORD.findall(text)
+    """Every word of ``text``, as written; a run of Chinese or Japanese, its character pairs."""
+    return _WORD.findall(spaced(text))
+
+
+def spaced(text: str) -> str:
+    """``text`` with each run of Chinese or Japanese characters written as its overlapping
+    character pairs, spaced: what a tokenizer that splits on spaces reads as those words."""
+    return _UNSPACED.sub(lambda run: f" {' '.join(_pairs(run.group()))} ", text)
+
+
+def _pairs(run: str) -> list[str]:
+    return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def words(text: str) -> list[str]:
