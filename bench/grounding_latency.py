@@ -3,6 +3,8 @@
 Typical: 5 claims against 20 facts of 1,000 characters. Maximum: a 4096-token candidate against
 200 facts of 10,000 characters (the spec's limits). Texts are real: WiCE claims and the web
 pages they cite. The first call is timed in a fresh state, imports and verifier set-up included.
+Then, in Japanese (the Open Source Guides of ``bench/data``), typical checks on one new text
+after another: a check's time should not grow with the texts the process has seen.
 
     .venv/bin/python bench/grounding_latency.py [--runs 30] [--verifier heuristic|model|combined]
 
@@ -29,6 +31,7 @@ from groundwork.grounding.service import check, count_spec_tokens  # noqa: E402
 from groundwork.settings import Settings  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "eval" / "wice_claim_dev.jsonl"
+JAPANESE = Path(__file__).resolve().parent / "data" / "opensource-guide" / "_articles" / "ja"
 
 
 def _facts(sentences: list[str], count: int, size: int) -> list[Fact]:
@@ -72,6 +75,20 @@ def _time(
         wall.append(1000 * (time.perf_counter() - started))
         cpu.append(1000 * (time.process_time() - cpu_started))
     return (*_percentiles(wall), *_percentiles(cpu))
+
+
+def _japanese_rounds(verifier: Verifier, runs: int) -> None:
+    """Typical checks in Japanese, each round on texts the process has not seen yet."""
+    text = "".join(path.read_text() for path in sorted(JAPANESE.glob("*.md")))
+    sentences = [f"{s.strip()}。" for s in text.split("。") if len(s.strip()) > 10]
+    per_round = 150
+    print("\n| Japanese: sentences seen before | p50 ms | p95 ms | runs |")
+    print("|---|---|---|---|")
+    for start in range(0, len(sentences) - per_round + 1, per_round):
+        batch = sentences[start : start + per_round]
+        request = CheckRequest("".join(batch[:5]), _facts(batch, 20, 1_000))
+        p50, p95, _, _ = _time(request, runs, verifier)
+        print(f"| {start:,} | {p50:.1f} | {p95:.1f} | {runs} |")
 
 
 def _reference_loop() -> tuple[float, float]:
@@ -120,6 +137,7 @@ def main() -> None:
             f"| {name} | {n_claims} | {chars:,} | {p50:.1f} | {p95:.1f} | {cpu50:.1f} | "
             f"{cpu95:.1f} | {runs} |"
         )
+    _japanese_rounds(verifier, args.runs)
     wall, cpu = _reference_loop()
     print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(

@@ -9,7 +9,7 @@ import pytest
 
 from groundwork.grounding.base import Passage, Support, Verifier
 from groundwork.grounding.factory import get_verifier
-from groundwork.grounding.heuristic import HeuristicVerifier
+from groundwork.grounding.heuristic import _LEXICON, HeuristicVerifier
 from groundwork.grounding.model import CheckRequest, CheckResponse, Fact
 from groundwork.grounding.service import check, score_claim
 from groundwork.settings import Settings
@@ -54,6 +54,35 @@ def test_given_one_wrong_detail_when_scored_then_the_verdict_flips(
 def test_given_numbers_written_differently_when_scored_then_they_match(verifier: Verifier) -> None:
     facts = [Fact("Over 1,500 people died when the ship sank.")]
     assert score("About 1500 people died.", verifier, facts) >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("supported", "unsupported"),
+    [
+        ("東京タワーは1958年に完成した。", "東京タワーは1985年に完成した。"),
+        ("このGitHubの資料は公開されている。", "このGitLabの資料は公開されている。"),
+    ],
+)
+def test_given_japanese_with_one_wrong_detail_when_scored_then_the_verdict_flips(
+    verifier: Verifier, supported: str, unsupported: str
+) -> None:
+    """Given a number or a name written against Japanese, with no space between, then it is a
+    token of its own, and the wrong one loses the claim its support."""
+    facts = [Fact("東京タワーは1958年に完成した。このGitHubの資料は公開されている。")]
+    assert score(supported, verifier, facts) >= 0.6
+    assert score(unsupported, verifier, facts) < 0.6
+
+
+def test_given_japanese_facts_when_checked_then_each_character_is_learnt_once() -> None:
+    """Given Japanese facts, whose sentences have no spaces, when checked, then the words the
+    verifier remembers are their characters: a sentence of characters seen before adds none."""
+    verifier = HeuristicVerifier()
+    verifier.verify(["東京は日本の首都です。"], [Passage("東京は首都です。大阪は大きい都市です。")])
+    learnt = len(_LEXICON._ids)
+
+    verifier.verify(["大阪は日本の都市です。"], [Passage("首都は東京です。大きい都市は大阪です。")])
+
+    assert len(_LEXICON._ids) == learnt
 
 
 def test_given_html_entities_in_a_fact_when_cited_then_the_chunk_is_decoded(

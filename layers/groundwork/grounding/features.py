@@ -8,12 +8,12 @@ from functools import lru_cache
 
 from groundwork.text.terms import STOPWORDS
 
-# Words, numbers with separators ("1,500", "3.5") kept whole, and each CJK ideograph or kana on
+# Words, and numbers with separators ("1,500", "3.5") kept whole.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?\b|[^\W\d_]+(?:['’][^\W\d_]+)*")
+# A CJK ideograph (its iteration marks among them), kana or Hangul syllable: each is a token of
 # its own, since those scripts do not separate words.
-_TOKEN = re.compile(
-    r"\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?\b"
-    r"|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
-    r"|[^\W\d_]+(?:['’][^\W\d_]+)*"
+_CHARACTERS = re.compile(
+    "[\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
 )
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th|s)$")
 _NUMBER_WORDS = {
@@ -74,7 +74,16 @@ class Features:
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+    return _TOKEN.findall(apart(text))
+
+
+def apart(text: str) -> str:
+    """``text`` with each CJK character set apart by spaces: a word of its own to a split on
+    whitespace, and to the tokens (a letter run would otherwise take in the kana after "GitHub"
+    or "々", and "2020年" would hold no number)."""
+    if text.isascii():  # most text, and a scan costs more than the check
+        return text
+    return _CHARACTERS.sub(lambda run: f" {' '.join(run.group())} ", text)
 
 
 def analyse(text: str) -> Features:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from groundwork.grounding.base import Passage, Support, Verifier
-from groundwork.grounding.features import NEGATIONS, Features, analyse, normal, tokens
+from groundwork.grounding.features import NEGATIONS, Features, analyse, apart, normal, tokens
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -123,9 +123,11 @@ class _Index:
             joined = f" {_SEPARATOR} ".join(p.text.replace(_SEPARATOR, " ") for p in passages)
         # Not lower-cased here: the lexicon learns "The" and "the" apart, once each, which
         # costs less than lower-casing every character of every check.
-        words = joined.split()
+        # Each CJK character is a word: a sentence learnt as one word made each check look
+        # through every sentence seen that shares one of its characters, slower with each text.
+        words = apart(joined).split()
         contexts = {text: i for i, text in enumerate(dict.fromkeys(p.context for p in passages))}
-        context_words = {text: set(text.split()) for text in contexts}
+        context_words = {text: set(apart(text).split()) for text in contexts}
         coded, entries, context_stems = _LEXICON.code(
             words, set().union(*context_words.values()), stem_ids
         )

@@ -34,6 +34,8 @@ def tokens(text: str) -> list[str]:
 def spaced(text: str) -> str:
     """``text`` with each run of Chinese or Japanese characters written as its overlapping
     character pairs, spaced: what a tokenizer that splits on spaces reads as those words."""
+    if text.isascii():  # most text, and a scan costs more than the check
+        return text
     return _UNSPACED.sub(lambda run: f" {' '.join(_pairs(run.group()))} ", text)
 
 
