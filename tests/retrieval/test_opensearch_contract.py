@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -530,6 +531,29 @@ def test_given_an_index_built_by_another_model_when_searched_or_written_then_ref
     assert "groundwork reindex" in refused.value.message
     assert "search" not in names(client)
     assert "bulk" not in names(client)
+
+
+def test_given_an_index_created_with_the_english_analyzer_when_searched_then_warned_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Given an index from before the words analyzer, when searched (twice, a minute apart),
+    then one warning names the index and the command that recreates it, and the search runs."""
+    built_by = {"name": HashingEmbedder.model.name, "dimension": HashingEmbedder.model.dimension}
+    old = {"_meta": {"embedding_model": built_by},
+           "properties": {"text": {"type": "text", "analyzer": "english"}}}  # fmt: skip
+    client = RecordingClient({"get_mapping": [{"groundwork-cards": {"mappings": old}}] * 2})
+    index = adapter(client)
+
+    with caplog.at_level(logging.WARNING, logger="groundwork.retrieval.opensearch"):
+        index.search("tax", WHERE, 5, quality="fast")
+        index._checked_at = None  # as a minute later
+        index.search("tax", WHERE, 5, quality="fast")
+
+    warned = [r.getMessage() for r in caplog.records if "english analyzer" in r.getMessage()]
+    assert len(warned) == 1
+    assert "groundwork-cards" in warned[0]
+    assert "groundwork reindex" in warned[0]
+    assert names(client).count("search") == 2
 
 
 def test_given_an_index_being_reindexed_when_searched_then_refused_until_it_ends() -> None:

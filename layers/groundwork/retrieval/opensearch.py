@@ -250,6 +250,7 @@ class OpenSearchIndex(Retriever):
         self._circuit = circuit or Circuit(RetrievalUnavailable)
         self._ensured = False
         self._checked_at: float | None = None
+        self._warned_unpaired = False
         self._reindex_dir = reindex_dir or Path(".groundwork") / "reindex"
 
     def ensure(self) -> None:
@@ -305,6 +306,7 @@ class OpenSearchIndex(Retriever):
         except NotFoundError:
             return None
         mappings = next(iter(response.values()))["mappings"]
+        self._warn_if_unpaired(mappings)
         meta = mappings.get("_meta", {})
         recorded = meta.get("embedding_model")
         if meta.get("reindexing"):
@@ -313,6 +315,19 @@ class OpenSearchIndex(Retriever):
         cards = EmbeddingModel(**recorded) if recorded else MINILM
         sentences = meta.get("sentence_model")
         return cards, EmbeddingModel(**sentences) if sentences else cards
+
+    def _warn_if_unpaired(self, mappings: dict[str, Any]) -> None:
+        """Once a process: an index created with the ``english`` analyzer, which OpenSearch
+        cannot change in place, reads Chinese and Japanese one character at a time."""
+        analyzer = mappings.get("properties", {}).get("text", {}).get("analyzer")
+        if analyzer == "english" and not self._warned_unpaired:
+            self._warned_unpaired = True
+            logger.warning(
+                "index %s was created with the english analyzer: its keyword search reads "
+                "Chinese and Japanese one character at a time; `groundwork reindex` creates it "
+                "anew with character pairs",
+                self._index,
+            )
 
     def _check(self) -> None:
         """Refuse to mix two models' vectors; once it passed, asked again after a minute."""
