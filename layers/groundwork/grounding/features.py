@@ -6,15 +6,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from groundwork.text.terms import STOPWORDS
+from groundwork.text.terms import STOPWORDS, UNSPACED_CHARACTERS
 
 # Words, and numbers with separators ("1,500", "3.5") kept whole.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?\b|[^\W\d_]+(?:['’][^\W\d_]+)*")
-# A CJK ideograph (its iteration marks among them), kana or Hangul syllable: each is a token of
-# its own, since those scripts do not separate words.
-_CHARACTERS = re.compile(
-    "[\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
-)
+# A Chinese or Japanese character, or a Hangul syllable: each is a token of its own here (the
+# keyword side reads character pairs, ``text.terms``), since those scripts do not separate words.
+_CHARACTERS = re.compile(f"[{UNSPACED_CHARACTERS}\uac00-\ud7af]+")
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th|s)$")
 _NUMBER_WORDS = {
     w: str(i)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"\w+(?:[-']\w+)*", re.UNICODE)
-# Han ideographs (and their iteration mark), hiragana and katakana, full and half width.
-_UNSPACED = re.compile(
-    "[\u3005\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\uff66-\uff9f\U00020000-\U0002ebef]+"
+#: The characters of Chinese and Japanese, as a regular expression's class (within brackets):
+#: Han ideographs and their iteration marks, hiragana and katakana, full and half width.
+UNSPACED_CHARACTERS = (
+    "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0002ebef"
 )
+_UNSPACED = re.compile(f"[{UNSPACED_CHARACTERS}]+")
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have how i if in
