@@ -27,6 +27,7 @@ from groundwork.retrieval.base import (
 )
 from groundwork.retrieval.language_column import add_language_column
 from groundwork.sqlite_faults import reported_as
+from groundwork.sqlite_transaction import committed
 from groundwork.text.terms import STOPWORDS, spaced, words
 
 if TYPE_CHECKING:
@@ -122,23 +123,17 @@ class KeywordIndex(Retriever):
         is rebuilt from the cards, in one transaction: a kill midway leaves the old one."""
         if self._fts_current():
             return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            if not self._fts_current():  # another process may have rebuilt it meanwhile
-                self._db.execute("DROP TABLE IF EXISTS cards_fts")
-                self._db.execute(_FTS)
-                rows = self._db.execute("SELECT rowid, payload FROM cards").fetchall()
-                self._db.executemany(
-                    "INSERT INTO cards_fts (rowid, text, heading, title, scope) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [(rowid, *_fts_row(Card.model_validate_json(blob))) for rowid, blob in rows],
-                )
-                self._db.execute(f"PRAGMA user_version = {_FTS_VERSION}")
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
+        with committed(self._db) as db:
+            if self._fts_current():  # another process rebuilt it meanwhile
+                return
+            db.execute("DROP TABLE IF EXISTS cards_fts")
+            db.execute(_FTS)
+            rows = db.execute("SELECT rowid, payload FROM cards").fetchall()
+            db.executemany(
+                "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
+                [(rowid, *_fts_row(Card.model_validate_json(blob))) for rowid, blob in rows],
+            )
+            db.execute(f"PRAGMA user_version = {_FTS_VERSION}")
 
     def _fts_current(self) -> bool:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(cards_fts)")}
@@ -207,16 +202,9 @@ class KeywordIndex(Retriever):
         """A write under the lock, committed whole or rolled back; either way the cached word
         frequencies are stale after it. A full disk is ``RetrievalUnavailable``."""
         with self._lock, reported():
-            self._db.execute("BEGIN")
             try:
-                yield
-                self._db.execute("COMMIT")
-            except BaseException:
-                # SQLite has rolled back already after some errors (a full disk): a second
-                # ROLLBACK would fail and hide the first error.
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+                with committed(self._db, "BEGIN"):
+                    yield
             finally:
                 self._writes += 1
 

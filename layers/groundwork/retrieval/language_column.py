@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from groundwork.sqlite_transaction import committed
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -20,10 +22,8 @@ def add_language_column(db: sqlite3.Connection) -> None:
     from groundwork.ingest.document import Document, Passage
     from groundwork.ingest.language import card_languages
 
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with committed(db):
         if "language" in {row[1] for row in db.execute("PRAGMA table_info(cards)")}:
-            db.execute("COMMIT")
             return
         db.execute("ALTER TABLE cards ADD COLUMN language TEXT")
         sources = [row[0] for row in db.execute("SELECT DISTINCT source_id FROM cards")]
@@ -40,7 +40,3 @@ def add_language_column(db: sqlite3.Connection) -> None:
                 card.language = language
                 updates.append((language, card.model_dump_json(), rowid))
             db.executemany("UPDATE cards SET language = ?, payload = ? WHERE rowid = ?", updates)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise

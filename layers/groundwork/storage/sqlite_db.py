@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from groundwork.private_files import create_private
 from groundwork.sqlite_faults import reported_as
+from groundwork.sqlite_transaction import committed
 from groundwork.storage.clock import system_clock
 from groundwork.storage.errors import StorageUnavailable
 
@@ -133,15 +134,8 @@ class SQLiteDatabase:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A transaction holding the write lock from its first statement; rolled back on error.
         A full disk or a lock held too long is ``StorageUnavailable``."""
-        with self._lock, reported_as(StorageUnavailable, "the state file"):
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+        with self._lock, reported_as(StorageUnavailable, "the state file"), committed(self._db):
+            yield self._db
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
