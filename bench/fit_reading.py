@@ -333,10 +333,11 @@ def unit_options(
     similarity = {i: q.similarity[i] for i in embedded}
     chosen, rows = [], []
     for i, placed in enumerate(reading.placed):
-        if not placed.candidate or reading.embedded_as(i) not in similarity:
+        shown_by = reading.embedded_as(i)
+        if not placed.candidate or shown_by not in similarity:
             continue
         chosen.append(i)
-        vector = q.vectors.get(reading.embedded_as(i))
+        vector = q.vectors.get(shown_by)
         products = NEARNESS_SCALE * q.asked * vector if vector is not None else np.zeros(DIMENSION)
         rows.append(np.concatenate([reading.unit_features(i, similarity, scores)[:-1], products]))
     x = np.array(rows, dtype=np.float64).reshape(len(rows), len(UNIT_FEATURES) - 1 + DIMENSION)
