@@ -1,7 +1,7 @@
 """How much lower a question's cosine with its answer runs across languages than within one:
 ``answerability.CROSS_LINGUAL_SHIFT``.
 
-On the Open Source Guides of ``bench.multilingual`` (the same articles in eleven languages, the
+On the Open Source Guides of ``bench.multilingual`` (the same articles in twelve languages, the
 same 51 questions in each), for every question and language L: the best cosine of the
 question's units with its gold section's units, asked in L over the English documents against
 asked in English (and asked in English over L's documents against asked in L). The answerability

@@ -5,7 +5,7 @@ articles under ``_articles/`` in English and their translations under ``_article
 The eight articles whose sections line up in every language measured are indexed, each
 language in its own collection (``guide-<lang>``), cut into cards by the Markdown parser as
 ``groundwork ingest`` does. Questions: ``bench/data/guide_questions.jsonl``, 51 questions
-about one section each, written in English for this benchmark and translated into ten
+about one section each, written in English for this benchmark and translated into eleven
 languages by the same author (an AI model; no native speaker checked them). A question's gold
 is every card of its section (the section's heading, matched in each language by position).
 
@@ -42,7 +42,7 @@ Parts (``--parts``):
         [--cache FILE.npz]   # keep the embeddings for the next run
 
 ``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
-eleven languages kept in ``bench/data/opensource-guide``, with their licence and source).
+twelve languages kept in ``bench/data/opensource-guide``, with their licence and source).
 OpenSearch needs ``GROUNDWORK_OPENSEARCH_URL``
 (``eval "$(scripts/services.sh up)"``).
 """
@@ -85,7 +85,7 @@ QUESTIONS = REPO / "bench" / "data" / "guide_questions.jsonl"
 ARTICLES = """starting-a-project building-community code-of-conduct finding-users
 leadership-and-governance legal maintaining-balance-for-open-source-maintainers
 metrics""".split()
-LANGUAGES = "de es fr it pt ja zh ru ar hi".split()
+LANGUAGES = "de es fr it pt ja zh ru ar hi ko".split()
 #: The guide's folder of each language (Simplified Chinese for zh).
 FOLDERS = {"en": "", "zh": "zh-hans"}
 _HEADING = re.compile(r"^#{2,3} (.+)$", re.MULTILINE)

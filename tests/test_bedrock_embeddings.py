@@ -309,7 +309,7 @@ def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_rec
 ) -> None:
     from groundwork.embeddings.factory import embedding_model, get_embedder
     from groundwork.retrieval.factory import get_retriever
-    from groundwork.retrieval.opensearch import OpenSearchIndex, mapping
+    from groundwork.retrieval.opensearch import WORDS_ANALYZER, OpenSearchIndex, mapping
     from groundwork.settings import Settings
 
     settings = Settings(
@@ -334,6 +334,7 @@ def test_given_bedrock_embeddings_when_the_opensearch_index_is_built_then_it_rec
     assert index.mapping["mappings"]["_meta"] == {
         "embedding_model": {"name": model.name, "dimension": model.dimension},
         "sentence_model": {"name": E5_SMALL.name, "dimension": E5_SMALL.dimension},
+        "words_analyzer": WORDS_ANALYZER,
     }
     assert embedding_model(settings) == model  # what `groundwork reindex` re-embeds with
     # Answers rank sentences with the embedded model, on which answerability was fitted.

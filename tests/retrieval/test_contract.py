@@ -249,6 +249,22 @@ def test_given_japanese_when_searching_by_keywords_then_character_pairs_match(
     assert ids(retriever, "日本で一番高い山はどれですか？", ALL, 5, "fast")[0] == "fuji"
 
 
+def test_given_korean_when_searching_by_keywords_then_a_word_matches_with_other_particles(
+    retriever: Retriever,
+) -> None:
+    """Given cards in Korean, whose words carry their particles ("프로젝트를", the project as
+    object), when searched by keywords alone, then a question with the same word under another
+    particle ("프로젝트가", as subject) finds the card, and only that one."""
+    retriever.upsert(
+        [
+            card("license", "공개하기 전에 프로젝트를 위한 라이선스를 고르세요."),
+            card("meetup", "밋업에서 발표하면 사람들을 만날 수 있습니다."),
+        ]
+    )
+
+    assert ids(retriever, "어떤 라이선스가 좋을까요?", ALL, 5, "fast") == ["license"]
+
+
 def test_given_a_paraphrase_when_searching_precisely_then_the_vector_side_finds_it(
     retriever: Retriever,
 ) -> None:

@@ -73,7 +73,8 @@ class RecordingClient:
             "name": HashingEmbedder.model.name,
             "dimension": HashingEmbedder.model.dimension,
         }
-        recorded = {"mappings": {"_meta": {"embedding_model": built_by}}}
+        meta = {"embedding_model": built_by, "words_analyzer": opensearch.WORDS_ANALYZER}
+        recorded = {"mappings": {"_meta": meta}}
         return self._answer("get_mapping", **kwargs) or {kwargs["index"]: recorded}
 
     def delete(self, **kwargs: Any) -> Any:
@@ -554,6 +555,32 @@ def test_given_an_index_created_with_the_english_analyzer_when_searched_then_war
     assert "groundwork-cards" in warned[0]
     assert "groundwork reindex" in warned[0]
     assert names(client).count("search") == 2
+
+
+@pytest.mark.parametrize(
+    ("meta", "warned"),
+    [({}, True), ({"words_analyzer": opensearch.WORDS_ANALYZER}, False)],
+    ids=["words analyzer, no record: Korean whole", "the current record"],
+)
+def test_given_an_index_with_the_words_analyzer_when_searched_then_warned_unless_current(
+    caplog: pytest.LogCaptureFixture, meta: dict[str, Any], warned: bool
+) -> None:
+    """Given an index whose fields use the words analyzer, recorded at the current version or
+    not recorded (created before Korean was read as pairs), when searched, then only the
+    unrecorded one is named in a warning."""
+    built_by = {"name": HashingEmbedder.model.name, "dimension": HashingEmbedder.model.dimension}
+    mappings = {"_meta": {"embedding_model": built_by, **meta},
+                "properties": {"text": {"type": "text", "analyzer": "words"}}}  # fmt: skip
+    client = RecordingClient({"get_mapping": [{"groundwork-cards": {"mappings": mappings}}]})
+    index = adapter(client)
+
+    with caplog.at_level(logging.WARNING, logger="groundwork.retrieval.opensearch"):
+        index.search("tax", WHERE, 5, quality="fast")
+
+    messages = [r.getMessage() for r in caplog.records if "groundwork reindex" in r.getMessage()]
+    assert len(messages) == int(warned)
+    if warned:
+        assert "Korean words whole" in messages[0]
 
 
 def test_given_an_index_being_reindexed_when_searched_then_refused_until_it_ends() -> None:

@@ -6,13 +6,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from groundwork.text.terms import STOPWORDS, UNSPACED_CHARACTERS
+from groundwork.text.terms import HANGUL, STOPWORDS, UNSPACED_CHARACTERS
 
 # Words, and numbers with separators ("1,500", "3.5") kept whole.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?\b|[^\W\d_]+(?:['’][^\W\d_]+)*")
 # A Chinese or Japanese character, or a Hangul syllable: each is a token of its own here (the
 # keyword side reads character pairs, ``text.terms``), since those scripts do not separate words.
-_CHARACTERS = re.compile(f"[{UNSPACED_CHARACTERS}\uac00-\ud7af]+")
+_CHARACTERS = re.compile(f"[{UNSPACED_CHARACTERS}{HANGUL}]+")
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th|s)$")
 _NUMBER_WORDS = {
     w: str(i)

@@ -90,16 +90,16 @@ CHECK_INTERVAL = 60.0
 KnnEngine = Literal["faiss", "lucene"]
 
 
-# The words of the BM25 fields: OpenSearch's ``english`` analyzer rebuilt, with Chinese and
-# Japanese read as character pairs (``cjk_bigram``, as ``text.terms`` reads them for the
-# embedded index) where ``english`` would index each ideograph alone. Korean is written with
-# spaces, so its words stay whole.
+# The words of the BM25 fields: OpenSearch's ``english`` analyzer rebuilt, with Chinese,
+# Japanese and Korean read as character pairs (``cjk_bigram``, as ``text.terms`` reads them for
+# the embedded index) where ``english`` would index each ideograph alone and a Korean word with
+# its particles whole.
 _ANALYSIS: dict[str, Any] = {
     "filter": {
         "english_possessive": {"type": "stemmer", "language": "possessive_english"},
         "english_stop": {"type": "stop", "stopwords": "_english_"},
         "english_stemmer": {"type": "stemmer", "language": "english"},
-        "character_pairs": {"type": "cjk_bigram", "ignored_scripts": ["hangul"]},
+        "character_pairs": {"type": "cjk_bigram", "ignored_scripts": []},
     },
     "analyzer": {
         "words": {
@@ -166,10 +166,17 @@ def mapping(
     }
 
 
+#: The version of the ``words`` analyzer an index records (``_meta.words_analyzer``, which
+#: OpenSearch cannot change in place): 2 reads Korean as character pairs too. An index with no
+#: record has version 1 if its fields use ``words`` (Chinese and Japanese as pairs), else 0
+#: (the ``english`` analyzer).
+WORDS_ANALYZER = 2
+
+
 def _meta(
     model: EmbeddingModel, sentences: EmbeddingModel | None = None, *, reindexing: bool = False
 ) -> dict[str, Any]:
-    meta: dict[str, Any] = {"embedding_model": _recorded(model)}
+    meta: dict[str, Any] = {"embedding_model": _recorded(model), "words_analyzer": WORDS_ANALYZER}
     if sentences is not None and sentences != model:
         # Absent, the cards' model built them too (an index has always recorded it so).
         meta["sentence_model"] = _recorded(sentences)
@@ -317,17 +324,27 @@ class OpenSearchIndex(Retriever):
         return cards, EmbeddingModel(**sentences) if sentences else cards
 
     def _warn_if_unpaired(self, mappings: dict[str, Any]) -> None:
-        """Once a process: an index created with the ``english`` analyzer, which OpenSearch
-        cannot change in place, reads Chinese and Japanese one character at a time."""
-        analyzer = mappings.get("properties", {}).get("text", {}).get("analyzer")
-        if analyzer == "english" and not self._warned_unpaired:
-            self._warned_unpaired = True
-            logger.warning(
-                "index %s was created with the english analyzer: its keyword search reads "
-                "Chinese and Japanese one character at a time; `groundwork reindex` creates it "
-                "anew with character pairs",
-                self._index,
-            )
+        """Once a process: an index created with an earlier analyzer, which OpenSearch cannot
+        change in place, reads some Chinese, Japanese or Korean words less well than a new one."""
+        version = mappings.get("_meta", {}).get("words_analyzer")
+        if version is None:
+            analyzer = mappings.get("properties", {}).get("text", {}).get("analyzer")
+            version = 1 if analyzer == "words" else 0
+        if version >= WORDS_ANALYZER or self._warned_unpaired:
+            return
+        self._warned_unpaired = True
+        reads = (
+            "Korean words whole, with their particles"
+            if version == 1
+            else "Chinese and Japanese one character at a time, and Korean words whole"
+        )
+        logger.warning(
+            "index %s was created with %s: its keyword search reads %s; `groundwork reindex` "
+            "creates it anew with character pairs",
+            self._index,
+            "an earlier words analyzer" if version == 1 else "the english analyzer",
+            reads,
+        )
 
     def _check(self) -> None:
         """Refuse to mix two models' vectors; once it passed, asked again after a minute."""

@@ -4,6 +4,9 @@ Chinese and Japanese are written without spaces, so a run of their characters be
 punctuation marks would be one "word" that no question shares with any passage. Such a run is
 read as its overlapping pairs of characters instead ("東京都" as "東京", "京都"), as Lucene's
 CJK bigram filter reads it: a pair is about as specific as a word, and needs no dictionary.
+Korean is written with spaces, but a word carries its particles and endings ("프로젝트를",
+"프로젝트가": the project, as object and as subject), so a run of Hangul is read as its pairs
+too, apart from any Chinese or Japanese beside it, as the bigram filter does by default.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ UNSPACED_CHARACTERS = (
     "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\uff66-\uff9f\U00020000-\U0002ebef"
 )
-_UNSPACED = re.compile(f"[{UNSPACED_CHARACTERS}]+")
+#: Hangul: its syllables, and its letters (jamo) as Unicode writes them alone.
+HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+_PAIRED = re.compile(f"[{UNSPACED_CHARACTERS}]+|[{HANGUL}]+")
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have how i if in
@@ -29,16 +34,18 @@ STOPWORDS = frozenset(
 
 
 def tokens(text: str) -> list[str]:
-    """Every word of ``text``, as written; a run of Chinese or Japanese, its character pairs."""
+    """Every word of ``text``, as written; a run of Chinese, Japanese or Korean, its character
+    pairs."""
     return _WORD.findall(spaced(text))
 
 
 def spaced(text: str) -> str:
-    """``text`` with each run of Chinese or Japanese characters written as its overlapping
-    character pairs, spaced: what a tokenizer that splits on spaces reads as those words."""
+    """``text`` with each run of Chinese, Japanese or Korean characters written as its
+    overlapping character pairs, spaced: what a tokenizer that splits on spaces reads as those
+    words."""
     if text.isascii():  # most text, and a scan costs more than the check
         return text
-    return _UNSPACED.sub(lambda run: f" {' '.join(_pairs(run.group()))} ", text)
+    return _PAIRED.sub(lambda run: f" {' '.join(_pairs(run.group()))} ", text)
 
 
 def _pairs(run: str) -> list[str]:
