@@ -31,13 +31,15 @@ Parts (``--parts``):
   (``retrieval.base.KEYWORD_WEIGHT``) and of the best sentence's nearness in the rerank
   (``retrieval.rerank.SENTENCE_WEIGHT``); the shipped ones were chosen on the same five
   languages as the mix.
+- ``coverage`` (not in the default ``--parts``): the same, for each weight of the rerank's
+  keyword coverage (``retrieval.rerank.COVERAGE_WEIGHT``), the other two as shipped.
 - ``language``: the English and German documents in one collection; English questions with
   ``language: de``, and German questions asked as they are: how often a German passage is
   cited.
 
     .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
         [--backends embedded,opensearch]
-        [--parts retrieval,sides,answers,language,mix,weights]
+        [--parts retrieval,sides,answers,language,mix,weights,coverage]
         [--languages de,es,...] [--qualities precise,fast]
         [--cache FILE.npz]   # keep the embeddings for the next run
 
@@ -75,9 +77,10 @@ from groundwork.embeddings.factory import bare_embedder
 from groundwork.generation.base import Turn
 from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
-from groundwork.retrieval.base import Quality, Retriever, SearchFilter
+from groundwork.retrieval.base import KEYWORD_WEIGHT, Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.retrieval.meaning import DEPTH, by_meaning
+from groundwork.retrieval.rerank import SENTENCE_WEIGHT
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
@@ -319,6 +322,32 @@ def weights(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print()
 
 
+#: The coverage weights of ``coverage``.
+COVERAGE_WEIGHTS = (0.5, 0.35, 0.25, 0.1, 0.0)
+
+
+def coverage(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    print("## Same language, precise: R@5 by the rerank's coverage weight")
+    print()
+    print("| asked in | chosen on it | " + " | ".join(map(str, COVERAGE_WEIGHTS)) + " |")
+    print("|---" * (2 + len(COVERAGE_WEIGHTS)) + "|")
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
+    with guides(args, "embedded", memo) as (retriever, corpora, _):
+        assert isinstance(retriever, EmbeddedIndex)
+        for asked_in in ["en", *args.languages]:
+            where = SearchFilter(collections=[f"guide-{asked_in}"])
+            cells = []
+            for weight in COVERAGE_WEIGHTS:
+                rank = partial(
+                    precise_at, retriever, memo, where, KEYWORD_WEIGHT, SENTENCE_WEIGHT,
+                    coverage_weight=weight,
+                )  # fmt: skip
+                cells.append(f"{recall(rank, questions, asked_in, corpora[asked_in][1])[1]:.2f}")
+            chosen = "yes" if asked_in in CHOSEN_ON else "no"
+            print(f"| {asked_in} | {chosen} | " + " | ".join(cells) + " |")
+    print()
+
+
 def ask(
     service: AnswerService, question: str, collection: str, requested: str | None
 ) -> tuple[str, Finish, float]:
@@ -413,6 +442,7 @@ PARTS: dict[str, Callable[[argparse.Namespace, list[dict[str, Any]]], None]] = {
     "language": language_preference,
     "mix": mix,
     "weights": weights,
+    "coverage": coverage,
 }
 
 

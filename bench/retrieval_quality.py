@@ -28,6 +28,7 @@ from groundwork.embeddings.factory import bare_embedder
 from groundwork.embeddings.memory import RememberingEmbedder
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.embedded import PRECISE_POOL, EmbeddedIndex, fuse
+from groundwork.retrieval.rerank import COVERAGE_WEIGHT
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 CATECHISM = SHARED / "corpora" / "baltimore-catechism" / "catechism.qa.jsonl"
@@ -57,6 +58,8 @@ def precise_at(
     keyword_weight: float,
     sentence_weight: float,
     question: str,
+    *,
+    coverage_weight: float = COVERAGE_WEIGHT,
 ) -> list[str]:
     """The first ten card ids of the embedded index's precise search of ``question`` with these
     weights (``retrieval.base.KEYWORD_WEIGHT``, ``retrieval.rerank.SENTENCE_WEIGHT``)."""
@@ -65,6 +68,7 @@ def precise_at(
     hits = index.reranked(
         question, keyword, asked, where, 10,
         keyword_weight=keyword_weight, sentence_weight=sentence_weight,
+        coverage_weight=coverage_weight,
     )  # fmt: skip
     return [hit.card.id for hit in hits]
 

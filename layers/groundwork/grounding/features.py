@@ -10,8 +10,9 @@ from groundwork.text.terms import HANGUL, STOPWORDS, UNSPACED_CHARACTERS
 
 # Words, and numbers with separators ("1,500", "3.5") kept whole.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?\b|[^\W\d_]+(?:['’][^\W\d_]+)*")
-# A Chinese or Japanese character, or a Hangul syllable: each is a token of its own here (the
-# keyword side reads character pairs, ``text.terms``), since those scripts do not separate words.
+# A Chinese or Japanese character, or a Hangul syllable or letter: each is a token of its own
+# here (the keyword side reads character pairs, ``text.terms``): Chinese and Japanese do not
+# separate words, and a Korean word carries its particles.
 _CHARACTERS = re.compile(f"[{UNSPACED_CHARACTERS}{HANGUL}]+")
 _ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th|s)$")
 _NUMBER_WORDS = {

@@ -25,7 +25,7 @@ from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
 from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch
 from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
-from groundwork.retrieval.rerank import RERANK_DEPTH, SENTENCE_WEIGHT, rerank
+from groundwork.retrieval.rerank import COVERAGE_WEIGHT, RERANK_DEPTH, SENTENCE_WEIGHT, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
 if TYPE_CHECKING:
@@ -215,16 +215,21 @@ class EmbeddedIndex(KeywordIndex):
         *,
         keyword_weight: float = KEYWORD_WEIGHT,
         sentence_weight: float = SENTENCE_WEIGHT,
+        coverage_weight: float = COVERAGE_WEIGHT,
     ) -> list[Hit]:
         """``precise`` past its keyword side: ``keyword`` (``query``'s BM25 ranking) fused with
         the nearest cards to ``question`` (its vector), the best reranked. The weights are
-        parameters for ``bench.multilingual --parts weights``, which chose them."""
+        parameters for ``bench.multilingual --parts weights`` (and ``coverage``), which chose
+        them."""
         vector = self.vector_ranking(question, where, max(PRECISE_POOL, k))
         fused = fuse(keyword, vector, keyword_weight=keyword_weight)
         candidates = self.hits(fused[: max(RERANK_DEPTH, k)], sentences=True)
         same_model = self._sentences.model == self._embedder.model
         asked = question if same_model else None
-        return rerank(query, candidates, asked, sentence_weight=sentence_weight)[:k]
+        return rerank(
+            query, candidates, asked,
+            sentence_weight=sentence_weight, coverage_weight=coverage_weight,
+        )[:k]  # fmt: skip
 
     def reindex(self, *, progress: Callable[[int, int], object] | None = None) -> int:
         """Every card embedded again by the configured models into ``reindex_vectors``, a

@@ -48,6 +48,7 @@ def rerank(
     question: npt.NDArray[np.float32] | None = None,
     *,
     sentence_weight: float = SENTENCE_WEIGHT,
+    coverage_weight: float = COVERAGE_WEIGHT,
 ) -> list[Hit]:
     """Adds how much of the question's weight each passage covers and, given the ``question``
     embedded by the model of the hits' stored sentence vectors, how near their best sentence
@@ -62,5 +63,5 @@ def rerank(
         low, spread = (min(known), max(known) - min(known)) if known else (0.0, 0.0)
         nearest = [0.0 if b is None else (b - low) / spread if spread > 0 else 1.0 for b in best]
     for hit, share, near in zip(hits, cover, nearest, strict=True):
-        hit.score += COVERAGE_WEIGHT * share + sentence_weight * near
+        hit.score += coverage_weight * share + sentence_weight * near
     return sorted(hits, key=lambda hit: -hit.score)
