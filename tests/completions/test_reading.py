@@ -111,3 +111,23 @@ def test_given_a_short_value_after_a_sentence_then_the_first_sentence_holds_it()
     said = "`max_connections`, or `None` for no limits. (Default 100) [1] It is the pool size. [2]"
 
     assert first_sentence(said) == "`max_connections`, or `None` for no limits. (Default 100)"
+
+
+def test_given_japanese_then_each_sentence_is_a_unit_as_written() -> None:
+    """Japanese and Chinese put no space between words or after a full stop: a sentence is
+    one "word" between spaces, yet a unit of its own, and it is quoted as written."""
+    japanese = "富士山は日本で一番高い山です。東京は首都です。本当？"
+    text = f"{japanese}\n\n这是第一句话的内容。这是第二句！"
+
+    assert [u.text for u in units(text)] == [
+        "富士山は日本で一番高い山です。",
+        "東京は首都です。本当？",  # two characters are no sentence of their own
+        "这是第一句话的内容。",
+        "这是第二句！",
+    ]
+
+
+def test_given_a_japanese_answer_then_its_first_sentence_is_one_sentence() -> None:
+    said = "富士山は日本で一番高い山です。[1] 東京は首都です。[2]"
+
+    assert first_sentence(said) == "富士山は日本で一番高い山です。"

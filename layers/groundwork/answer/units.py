@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from groundwork.text.sentences import split_sentences
+from groundwork.text.terms import UNSPACED_CHARACTERS
 
 Kind = Literal["sentence", "item", "row", "code"]
 
@@ -27,8 +28,9 @@ _HEADING = re.compile(r"^\s*#{1,6}\s")
 # "Author: Guido", "Created: 2001-07-05", "Next: The System of Co-ordinates": a field name of
 # at most three words and a value that is no sentence (it ends without a full stop).
 _FIELD = re.compile(r"^\s*[A-Z][\w-]*(?:[ -][\w-]+){0,2}:[ \t]+\S(?:.*[^.!?:\s])?\s*$")
-#: A piece with fewer words than this is no sentence of its own.
+#: A piece with fewer words than this (:func:`word_count`) is no sentence of its own.
 MIN_WORDS = 3
+_UNSPACED_RUN = re.compile(f"[{UNSPACED_CHARACTERS}]+")
 
 
 @dataclass(frozen=True)
@@ -117,22 +119,32 @@ def _blocks(text: str) -> list[tuple[Kind, str]]:
     return blocks
 
 
+def word_count(text: str) -> int:
+    """Its words: those between spaces, with a run of Chinese or Japanese, which has none,
+    counted as its character pairs (as the keyword side reads it, ``text.terms``)."""
+    count = len(text.split())
+    if not text.isascii():
+        count += sum(max(len(run) - 2, 0) for run in _UNSPACED_RUN.findall(text))
+    return count
+
+
 def _sentences(body: str) -> list[str]:
     """The block's sentences on one line each; a piece too short to be one joins the
-    sentence before it (or after it, at the start)."""
+    sentence before it (or after it, at the start), as written between them: a space, or
+    nothing after a Chinese or Japanese full stop."""
     joined = " ".join(body.split())
-    pieces = [span.text for span in split_sentences(joined)]
-    out: list[str] = []
-    pending = ""
-    for piece in pieces:
-        if len(piece.split()) < MIN_WORDS:
+    out: list[tuple[int, int]] = []
+    pending: int | None = None  # where the short pieces at the start begin
+    for start, end, piece in split_sentences(joined):
+        if word_count(piece) < MIN_WORDS:
             if out:
-                out[-1] = f"{out[-1]} {piece}"
-            else:
-                pending = f"{pending} {piece}".strip()
+                out[-1] = (out[-1][0], end)
+            elif pending is None:
+                pending = start
             continue
-        out.append(f"{pending} {piece}".strip())
-        pending = ""
-    if pending and len(pending.split()) >= MIN_WORDS:
-        out.append(pending)
-    return out
+        out.append((start if pending is None else pending, end))
+        pending = None
+    texts = [joined[start:end] for start, end in out]
+    if pending is not None and word_count(joined[pending:]) >= MIN_WORDS:
+        texts.append(joined[pending:].strip())
+    return texts

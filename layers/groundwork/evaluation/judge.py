@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from groundwork.answer.units import MIN_WORDS
+from groundwork.answer.units import MIN_WORDS, word_count
 from groundwork.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\s*\[\d{1,3}\]")
@@ -46,16 +46,12 @@ def first_sentence(answer: str) -> str:
     if not ends:
         return without_markers(answer)
     first = next(
-        (
-            i
-            for i, end in enumerate(ends)
-            if len(without_markers(answer[:end]).split()) >= MIN_WORDS
-        ),
+        (i for i, end in enumerate(ends) if word_count(without_markers(answer[:end])) >= MIN_WORDS),
         len(ends) - 1,
     )
     end = ends[first]
     for following in ends[first + 1 :]:
-        if len(without_markers(answer[end:following]).split()) >= MIN_WORDS:
+        if word_count(without_markers(answer[end:following])) >= MIN_WORDS:
             break
         end = following
     code = _CODE_AFTER.match(answer, end)
