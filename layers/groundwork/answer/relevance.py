@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.metadata import metadata_answer
 from groundwork.answer.nearness import nearness
-from groundwork.answer.units import Unit, units
+from groundwork.answer.units import Unit, units, word_count
 from groundwork.chat.language import detect_language
 from groundwork.retrieval.sentence_vectors import key
 from groundwork.text.terms import plain_apostrophes, terms, words
@@ -334,7 +334,7 @@ def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None
                 float(unit.kind == "row"),
                 float(unit.introduces),
                 float(rejected_in[item.passage] is not None),
-                math.log1p(len(unit.text.split())),
+                math.log1p(word_count(unit.text)),
                 float(item.passage),
                 float(yes_no and _negates(said)),
                 float(yes_no and bool(said & _MODALS)),

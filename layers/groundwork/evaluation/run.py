@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta
+from groundwork.answer.units import word_count
 from groundwork.answer.verification import GroundedVerifier
 from groundwork.chat.language import answer_language
 from groundwork.evaluation.judge import (
@@ -171,7 +172,7 @@ class Evaluation:
                 cited=tuple(self._location(card) for card in cards),
                 cited_sentences=checked,
                 supported_sentences=supported,
-                words=len(without_markers(text).split()) if not refused else 0,
+                words=word_count(without_markers(text)) if not refused else 0,
                 first_token_s=first if first is not None else time.perf_counter() - started,
                 support_score=event.support_score,
             )
