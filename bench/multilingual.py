@@ -80,7 +80,7 @@ from groundwork.ingest.pipeline import cards_of, parse
 from groundwork.retrieval.base import KEYWORD_WEIGHT, Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.retrieval.meaning import DEPTH, by_meaning
-from groundwork.retrieval.rerank import SENTENCE_WEIGHT
+from groundwork.retrieval.rerank import COVERAGE_WEIGHT, SENTENCE_WEIGHT
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
@@ -301,25 +301,11 @@ SENTENCE_WEIGHTS = (0.0, 0.25, 0.5)
 
 
 def weights(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
-    print("## Same language, precise: R@5 by the keyword weight and the sentence weight")
-    print()
-    grid = list(itertools.product(KEYWORD_WEIGHTS, SENTENCE_WEIGHTS))
-    labels = [f"{kw} / {sw}" for kw, sw in grid]
-    print("| asked in | weights chosen on it | " + " | ".join(labels) + " |")
-    print("|---" * (2 + len(grid)) + "|")
-    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
-    with guides(args, "embedded", memo) as (retriever, corpora, _):
-        assert isinstance(retriever, EmbeddedIndex)
-        for asked_in in ["en", *args.languages]:
-            where = SearchFilter(collections=[f"guide-{asked_in}"])
-            cells = []
-            for keyword_weight, sentence_weight in grid:
-                rank = partial(precise_at, retriever, memo, where, keyword_weight, sentence_weight)
-                r5 = recall(rank, questions, asked_in, corpora[asked_in][1])[1]
-                cells.append(f"{r5:.2f}")
-            chosen = "yes" if asked_in in CHOSEN_ON else "no"
-            print(f"| {asked_in} | {chosen} | " + " | ".join(cells) + " |")
-    print()
+    grid = itertools.product(KEYWORD_WEIGHTS, SENTENCE_WEIGHTS)
+    sweep(
+        args, questions, "the keyword weight and the sentence weight",
+        [(f"{kw} / {sw}", kw, sw, COVERAGE_WEIGHT) for kw, sw in grid],
+    )  # fmt: skip
 
 
 #: The coverage weights of ``coverage``.
@@ -327,20 +313,34 @@ COVERAGE_WEIGHTS = (0.5, 0.35, 0.25, 0.1, 0.0)
 
 
 def coverage(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
-    print("## Same language, precise: R@5 by the rerank's coverage weight")
+    sweep(
+        args, questions, "the rerank's coverage weight",
+        [(str(w), KEYWORD_WEIGHT, SENTENCE_WEIGHT, w) for w in COVERAGE_WEIGHTS],
+    )  # fmt: skip
+
+
+def sweep(
+    args: argparse.Namespace,
+    questions: list[dict[str, Any]],
+    swept: str,
+    settings: list[tuple[str, float, float, float]],
+) -> None:
+    """R@5 of the precise search in each language over its own documents, for each of the
+    ``settings``: a label, the keyword, sentence and coverage weights."""
+    print(f"## Same language, precise: R@5 by {swept}")
     print()
-    print("| asked in | chosen on it | " + " | ".join(map(str, COVERAGE_WEIGHTS)) + " |")
-    print("|---" * (2 + len(COVERAGE_WEIGHTS)) + "|")
+    print("| asked in | weights chosen on it | " + " | ".join(s[0] for s in settings) + " |")
+    print("|---" * (2 + len(settings)) + "|")
     memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
     with guides(args, "embedded", memo) as (retriever, corpora, _):
         assert isinstance(retriever, EmbeddedIndex)
         for asked_in in ["en", *args.languages]:
             where = SearchFilter(collections=[f"guide-{asked_in}"])
             cells = []
-            for weight in COVERAGE_WEIGHTS:
+            for _, keyword_weight, sentence_weight, coverage_weight in settings:
                 rank = partial(
-                    precise_at, retriever, memo, where, KEYWORD_WEIGHT, SENTENCE_WEIGHT,
-                    coverage_weight=weight,
+                    precise_at, retriever, memo, where, keyword_weight, sentence_weight,
+                    coverage_weight=coverage_weight,
                 )  # fmt: skip
                 cells.append(f"{recall(rank, questions, asked_in, corpora[asked_in][1])[1]:.2f}")
             chosen = "yes" if asked_in in CHOSEN_ON else "no"
