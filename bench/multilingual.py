@@ -23,9 +23,9 @@ Parts (``--parts``):
   their fusion, ``fast``, ``precise``), per embedder, same language and over English: where
   the fused search gains or loses against its halves.
 - ``mix`` (not in the default ``--parts``): R@5 by meaning alone, over the English documents
-  and over each language's own, for each weight of the card's cosine against its best
-  sentence's (``retrieval.meaning.CARD_WEIGHT`` was chosen on de, es, ja, ru and ar over the
-  English documents).
+  and over each language's own, for each weight of the card's cosine and of its sentences'
+  mean's against its best sentence's (``retrieval.meaning.CARD_WEIGHT`` and ``MEAN_WEIGHT``
+  were chosen on de, es, ja, ru and ar over the English documents).
 - ``weights`` (not in the default ``--parts``): R@5 of the precise search in each language
   over its own documents, for each weight of the keyword side in the fusion
   (``retrieval.base.KEYWORD_WEIGHT``) and of the best sentence's nearness in the rerank
@@ -258,15 +258,17 @@ def sides(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print()
 
 
-#: The card weights of ``mix``, and the languages the shipped one was chosen on.
-MIXES = (1.0, 0.75, 0.5, 0.25, 0.0)
+#: The card's weight and its sentences' mean's in the mix of ``mix`` (the best sentence has the
+#: rest), and the languages the shipped ones were chosen on.
+MIXES = ((1.0, 0.0), (0.75, 0.0), (0.5, 0.0), (0.5, 0.25), (0.5, 0.5), (0.25, 0.25), (0.25, 0.5))
 CHOSEN_ON = frozenset("de es ja ru ar".split())
 
 
 def mix(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
-    print("## By meaning alone, R@5 by the card's weight in the mix")
+    print("## By meaning alone, R@5 by the card's weight / its sentences' mean's in the mix")
     print()
-    print("| asked in | documents | weight chosen on it | " + " | ".join(map(str, MIXES)) + " |")
+    header = " | ".join(f"{card} / {mean}" for card, mean in MIXES)
+    print(f"| asked in | documents | weight chosen on it | {header} |")
     print("|---" * (3 + len(MIXES)) + "|")
     memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
     with guides(args, "embedded", memo) as (retriever, corpora, _):
@@ -275,16 +277,19 @@ def mix(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
             for documents in dict.fromkeys(["en", asked_in]):
                 where = SearchFilter(collections=[f"guide-{documents}"])
                 cells = []
-                for weight in MIXES:
+                for card, mean in MIXES:
 
                     def rank(
-                        question: str, where: SearchFilter = where, weight: float = weight
+                        question: str,
+                        where: SearchFilter = where,
+                        card: float = card,
+                        mean: float = mean,
                     ) -> list[str]:
                         asked = memo.embed([question], role="query")[0]
                         nearest = retriever.hits(
                             retriever.vector_ranking(asked, where, DEPTH), sentences=True
                         )
-                        mixed = by_meaning(asked, nearest, 5, card_weight=weight)
+                        mixed = by_meaning(asked, nearest, 5, card_weight=card, mean_weight=mean)
                         return [h.card.id for h in mixed]
 
                     r5 = recall(rank, questions, asked_in, corpora[documents][1])[1]

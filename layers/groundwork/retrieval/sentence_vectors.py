@@ -90,6 +90,24 @@ def best_sentence(hit: Hit, question: npt.NDArray[np.float32]) -> float | None:
     return max((float(vector @ question) for vector in stored.values()), default=None)
 
 
+def best_and_mean(hit: Hit, question: npt.NDArray[np.float32]) -> tuple[float, float] | None:
+    """The cosines with ``question`` of ``hit``'s nearest sentence and of the mean of its
+    sentences' vectors (normalised); None when it stores none."""
+    stored = decode(hit.sentence_vectors or b"", len(question))
+    if not stored:
+        return None
+    import numpy as np
+
+    vectors = np.stack(list(stored.values()))
+    cosines = vectors @ question
+    best = float(cosines.max())
+    mean = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    if norm == 0:  # the sentences cancel out: their mean points nowhere
+        return best, best
+    return best, float(mean @ question) / norm
+
+
 def _dtype(dimension: int) -> np.dtype[np.void]:
     # numpy is imported where vectors are read or written: the chat and API functions import
     # this module at start (the composer's relevance), and numpy would cost their cold start.
