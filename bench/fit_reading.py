@@ -400,7 +400,10 @@ class Judged:
 
 
 def judge(q: Question, model: Model) -> Judged:
-    evidence = evidence_for(q, model)
+    return judge_evidence(q, evidence_for(q, model))
+
+
+def judge_evidence(q: Question, evidence: Evidence) -> Judged:
     best = evidence.best
     answers = right = False
     if evidence.card_answer is not None:
