@@ -54,7 +54,7 @@ import numpy as np
 from tqdm import tqdm
 
 import bench.fit_reading as fr
-from bench.fit_answerability import Memo, auroc
+from bench.fit_answerability import Memo
 from groundwork.answer.units import units
 from groundwork.embeddings.factory import get_embedder
 
@@ -499,17 +499,11 @@ def benchmark(
                 for j in judged_all
                 if j.question.row["quality"] == quality and not j.question.row.get("foreign")
             ]
-            answerable = [j for j in rows if j.question.answerable]
-            absent = [j for j in rows if not j.question.answerable]
-            area = auroc(
-                np.array([j.confidence for j in rows]), np.array([j.correct for j in rows], float)
-            )
+            first, source, absent, false, area = fr.columns(rows)
             print(
                 f"| {'none (the composer)' if k == 0 else f'the first {k}'} | `{quality}` | "
-                f"{np.mean([j.correct for j in answerable]):.3f} | "
-                f"{np.mean([not j.refused and j.right_source for j in answerable]):.3f} | "
-                f"{np.mean([j.refused for j in absent]):.2f} | "
-                f"{np.mean([j.refused for j in answerable]):.2f} | {area:.3f} |"
+                f"{np.mean(first):.3f} | {np.mean(source):.3f} | {np.mean(absent):.2f} | "
+                f"{np.mean(false):.2f} | {area:.3f} |"
             )
 
 

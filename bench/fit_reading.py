@@ -444,6 +444,20 @@ def held_out(questions: list[Question]) -> list[Judged]:
     return out
 
 
+def columns(rows: list[Judged]) -> tuple[list[bool], list[bool], list[bool], list[bool], float]:
+    """The figures of ``rows``: per answerable question whether the first sentence answers and
+    whether the right source is cited first, unrefused; per absent question whether it is
+    refused; per answerable question whether it is refused; and the confidence's AUROC."""
+    answerable = [j for j in rows if j.question.answerable]
+    return (
+        [j.correct for j in answerable],
+        [not j.refused and j.right_source for j in answerable],
+        [j.refused for j in rows if not j.question.answerable],
+        [j.refused for j in answerable],
+        auroc(np.array([j.confidence for j in rows]), np.array([j.correct for j in rows], float)),
+    )
+
+
 def share(flags: Sequence[bool]) -> str:
     return f"{np.mean(flags):.2f}" if len(flags) else "–"
 
@@ -464,16 +478,10 @@ def print_tables(judged: list[Judged]) -> None:
             ]  # fmt: skip
             rows = [j for j in asked if not j.question.row.get("foreign")]
             others = [j.refused for j in asked if j.question.row.get("foreign")]
-            answerable = [j for j in rows if j.question.answerable]
-            absent = [j for j in rows if not j.question.answerable]
-            area = auroc(
-                np.array([j.confidence for j in rows]), np.array([j.correct for j in rows], float)
-            )
+            first, source, absent, false, area = columns(rows)
             print(
-                f"| {name} | {len(rows)} | {share([j.correct for j in answerable])} | "
-                f"{share([not j.refused and j.right_source for j in answerable])} | "
-                f"{share([j.refused for j in absent])} | {share([j.refused for j in answerable])}"
-                f" | {area:.2f} | {share(others)} |"
+                f"| {name} | {len(rows)} | {share(first)} | {share(source)} | {share(absent)} | "
+                f"{share(false)} | {area:.2f} | {share(others)} |"
             )
         print()
         print(f"### {quality}: false refusals / absent refused, by confidence threshold\n")
