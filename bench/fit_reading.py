@@ -42,9 +42,9 @@ from tqdm import tqdm
 from bench.fit_answerability import Memo, auroc, fit, predict, threshold_for
 from bench.real_questions import Corpus, corpora, ingest
 from groundwork.answer.confidence import features as confidence_features
-from groundwork.answer.language import search_in_language
 from groundwork.answer.metadata import metadata_answer
 from groundwork.answer.nearness import nearness
+from groundwork.answer.passages import answer_passages
 from groundwork.answer.relevance import (
     MAX_EMBEDDED,
     UNIT_FEATURES,
@@ -104,7 +104,7 @@ def collect(
     out = []
     for q in tqdm(questions, desc=f"{corpus.name} ({quality})", leave=False):
         language = answer_language(None, q.question)  # as the routes and `groundwork eval` ask
-        hits = search_in_language(
+        hits = answer_passages(
             retriever, q.question, where, settings.retrieval_k, quality=quality, language=language
         )
         passages = []

@@ -11,8 +11,9 @@ is every card of its section (the section's heading, matched in each language by
 
 Parts (``--parts``):
 
-- ``retrieval``: R@1 and R@5 (a gold card among the first five) of search in the question's
-  detected language, as the routes search (``answer.language``), per embedder, backend and
+- ``retrieval``: R@1 and R@5 (a gold card among the first five) of the passages an answer
+  reads, in the question's detected language, one card per section first
+  (``answer.passages``), per embedder, backend and
   quality (``--qualities``): each language's questions over its own documents (same
   language), and over the English documents (across languages).
 - ``answers``: the extractive composer with the configured answer path, on the embedded
@@ -68,7 +69,7 @@ from typing import Any
 
 from bench.fit_answerability import Memo
 from bench.retrieval_quality import METHODS, precise_at, rankers
-from groundwork.answer.language import search_in_language
+from groundwork.answer.passages import answer_passages
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.chat.language import answer_language
 from groundwork.domain.cards import Card
@@ -176,12 +177,12 @@ def guides(
 
 def searcher(retriever: Retriever, documents: str, quality: Quality) -> Callable[[str], list[str]]:
     """A question's first five cards over ``documents``' guides, in the question's detected
-    language, as the routes search."""
+    language, as an answer reads them."""
     where = SearchFilter(collections=[f"guide-{documents}"])
 
     def rank(question: str) -> list[str]:
         language = answer_language(None, question)
-        hits = search_in_language(retriever, question, where, 5, quality=quality, language=language)
+        hits = answer_passages(retriever, question, where, 5, quality=quality, language=language)
         return [h.card.id for h in hits]
 
     return rank

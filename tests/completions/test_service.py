@@ -2,6 +2,7 @@
 
 from collections.abc import Callable, Sequence
 
+from groundwork.answer.passages import POOL_FACTOR
 from groundwork.answer.service import AnswerOptions, AnswerService, Delta, Finish
 from groundwork.domain.cards import Card, Hit
 from groundwork.generation.base import Turn
@@ -62,7 +63,8 @@ def test_given_options_when_answering_then_the_search_gets_scope_tags_and_qualit
 
     query, where, k, quality = index.searches[0]
     assert query == "And who? god make us"
-    assert (where, k, quality) == (scope, 3, "fast")
+    # The answer reads k passages, one section at a time, from a pool of POOL_FACTOR * k.
+    assert (where, k, quality) == (scope, 3 * POOL_FACTOR, "fast")
 
 
 def test_given_a_stream_when_pulled_then_deltas_come_before_one_finish() -> None:

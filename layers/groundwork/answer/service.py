@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Literal
 from groundwork.answer.answerability import probability
 from groundwork.answer.citations import CitationStream
 from groundwork.answer.confidence import RefusalReason, confidence, refusal_reason
-from groundwork.answer.language import search_in_language, written_language
+from groundwork.answer.language import written_language
 from groundwork.answer.limits import OutputLimit
+from groundwork.answer.passages import answer_passages
 from groundwork.answer.question import last_question, search_query
 from groundwork.answer.relevance import gather
 from groundwork.answer.verification import GroundedVerifier
@@ -135,7 +136,7 @@ class AnswerService:
         options = options or AnswerOptions()
         question = last_question(turns)
         query = search_query(turns) if options.follow_up else question
-        hits = search_in_language(
+        hits = answer_passages(
             self._retriever,
             query,
             where,
