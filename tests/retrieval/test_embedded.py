@@ -225,6 +225,23 @@ def test_given_cards_written_then_each_hit_brings_its_sentences_vectors_as_store
             assert float(stored[key(sentence)] @ vector) > 0.999
 
 
+def test_given_a_card_with_a_heading_when_written_then_its_heading_is_stored_as_a_sentence(
+    index: EmbeddedIndex, embedder: HashingEmbedder
+) -> None:
+    from groundwork.retrieval.sentence_vectors import decode, key
+
+    heading = "Why do people open source their work?"
+    index.upsert([card("a", "Openness lets anyone learn from the code.", heading=heading)])
+
+    (hit,) = index.search("openness code", ALL, 1, quality="fast")
+
+    assert hit.sentence_vectors is not None
+    stored = decode(hit.sentence_vectors, embedder.dimension)
+    assert set(stored) == {key("Openness lets anyone learn from the code."), key(heading)}
+    (expected,) = embedder.embed([heading], role="passage")
+    assert float(stored[key(heading)] @ expected) > 0.999
+
+
 def test_given_an_index_from_before_the_model_was_recorded_then_it_holds_minilms_vectors(
     tmp_path: Path, embedder: HashingEmbedder
 ) -> None:

@@ -7,7 +7,10 @@ most of the time to an answer's first token). Each unit an answer reads by its v
 CRC-32 of its text, a scale and
 its vector in int8 (``dimension + 8`` bytes; a cosine moves by less than 0.002): a sentence
 is found by its text, so passages split differently later only miss the vectors they lack,
-which are then embedded.
+which are then embedded. The card's heading is stored the same way, one more sentence for
+retrieval's best sentence and sentences' mean (an answer reads units only): a question often
+asks what a section's heading names, in other words or another language (docs/retrieval.md,
+"A card's heading as one more stored vector").
 """
 
 from __future__ import annotations
@@ -34,9 +37,19 @@ def key(sentence: str) -> int:
     return zlib.crc32(sentence.encode())
 
 
+def stored_sentences(card: Card) -> list[str]:
+    """What is embedded for a card beside its own vector: the units an answer reads by their
+    vectors, and its heading, which names what the card is about in a few words (a question
+    asks about the section as its heading does: "Why do people open source their work?")."""
+    units = embedded(card.text)
+    if card.heading and card.heading not in units:
+        units.append(card.heading)
+    return units
+
+
 def embed_sentences(cards: Sequence[Card], embedder: Embedder) -> list[bytes]:
-    """Each card's sentences embedded (as passages, in one call) and encoded."""
-    per_card = [embedded(card.text) for card in cards]
+    """Each card's sentences and heading embedded (as passages, in one call) and encoded."""
+    per_card = [stored_sentences(card) for card in cards]
     flat = [s for sentences in per_card for s in sentences]
     vectors = embedder.embed(flat, role="passage") if flat else None
     blobs, start = [], 0
