@@ -207,6 +207,40 @@ def test_given_markdown_with_comments_and_directives_when_parsed_then_only_the_p
     _located(document)
 
 
+def test_given_markdown_with_html_tags_when_parsed_then_their_text_is_kept_without_them() -> None:
+    page = (
+        '# Welcome\n\n<aside markdown="1" class="pquote">\n'
+        '  <img src="https://example.org/a.png" class="pquote-avatar" alt="">\n'
+        "  A welcoming community is an investment.\n"
+        '  <p markdown="1" class="pquote-credit">\n— @someone\n  </p>\n</aside>\n\n'
+        '<a name="public-data"></a>**Public data**: a name<br>and a <code>login</code>.\n\n'
+        "Generics are written `List<int>` or List<T>; see <https://example.org>.\n"
+    )
+
+    document = parse_markdown(page)
+
+    assert [p.text for p in document.passages] == [
+        "A welcoming community is an investment.\n\n— @someone\n\n"
+        "**Public data**: a name and a login.\n\n"
+        "Generics are written `List<int>` or List<T>; see <https://example.org>."
+    ]
+    _located(document)
+
+
+def test_given_markdown_with_admonitions_when_parsed_then_each_shows_its_title() -> None:
+    page = (
+        "# Testing\n\n!!! warning\n    The suite uses ports **8000** and **8001**.\n\n"
+        '!!! tip "Gotcha"\n    Close the client.\n\n!!! note ""\n    No title.\n'
+    )
+
+    document = parse_markdown(page)
+
+    assert [p.text for p in document.passages] == [
+        "Warning:\n    The suite uses ports **8000** and **8001**.\n\n"
+        "Gotcha:\n    Close the client.\n\nNo title."
+    ]
+
+
 @pytest.mark.parametrize(
     ("suffix", "raw", "reason"),
     [

@@ -18,7 +18,9 @@ from tests.ingest.conftest import pdf
 from tests.serving import served
 from tests.web.conftest import Site, opened_page, screenshot
 
-HOSTILE = 'Tea costs <b>3</b> euros <img src=x data-x="1"> at the library café.'
+# Markdown ingest drops HTML's own elements (docs/ingestion.md); what it keeps as text, a script
+# or an inline SVG, must reach the page as text too.
+HOSTILE = 'Tea costs <svg onload="x()">3</svg> euros <script>x()</script> at the library café.'
 
 
 @pytest.fixture(scope="module")
@@ -101,5 +103,6 @@ def test_given_markup_in_a_supporting_sentence_when_shown_then_it_is_text(
     passage = page.locator("#ask-result .passage")
     expect(passage.locator("mark.supporting")).to_have_text(HOSTILE)
     expect(passage.locator("dd")).to_contain_text(["Café › Prices"])
-    expect(page.locator("#ask-result b, #ask-result img")).to_have_count(0)
-    expect(page.locator("#ask-result .supported").first).to_contain_text("<b>3</b>")
+    expect(page.locator("#ask-result svg, #ask-result script")).to_have_count(0)
+    supported = page.locator("#ask-result .supported").first
+    expect(supported).to_contain_text('<svg onload="x()">3</svg>')

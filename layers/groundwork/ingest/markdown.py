@@ -1,8 +1,11 @@
 """Markdown: front matter for metadata, headings for structure, paragraphs for passages.
 
 Passages keep their Markdown as written, so a citation quotes the file exactly, but for what a
-reader of the rendered page never sees: HTML comments (``<!-- markdownlint-disable … -->``)
-and MkDocs' ``::: package.name`` directives, which stand for API documentation made elsewhere.
+reader of the rendered page never sees: HTML comments (``<!-- markdownlint-disable … -->``),
+MkDocs' ``::: package.name`` directives, which stand for API documentation made elsewhere, and
+HTML tags (``<aside class="pquote">``, ``<img …>``, ``<a name="…"></a>``), whose text is kept:
+an answer quoting the page quotes what it shows. An admonition's marker (``!!! warning``) is
+shown as its title ("Warning:").
 """
 
 from __future__ import annotations
@@ -21,6 +24,17 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 _COMMENT = re.compile(r"(`+[^`]*`+)|<!--.*?(?:-->|$)")
 # mkdocstrings' "::: httpx.Client" (its options indented under it).
 _DIRECTIVE = re.compile(r"^:::\s+[\w.]+\s*$")
+# An HTML tag outside inline code (kept as group 1). Only HTML's own elements: a "<T>" of a
+# sentence about generics, or an autolink "<https://…>", is text.
+_TAG = re.compile(
+    r"(`+[^`]*`+)|</?(?:a|abbr|aside|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl"
+    r"|dt|em|figcaption|figure|font|h[1-6]|hr|i|img|input|ins|kbd|label|li|mark|ol|p|picture|q"
+    r"|s|section|small|source|span|strike|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul"
+    r"|video)(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+# MkDocs' (and Python-Markdown's) admonition: "!!! note", "!!! tip \"Gotcha\"", "??? warning".
+_ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$')
 _FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
 
 PASSAGE_CHARS = 900
@@ -98,6 +112,7 @@ def _blocks(body: str) -> list[str]:
             line, commented, hidden = _visible(line, commented)
             if hidden:
                 continue
+            line = _shown(line)
         if _FENCE.match(line.strip()):
             current.append(line)
             fenced = not fenced
@@ -145,6 +160,19 @@ def _visible(line: str, commented: bool) -> tuple[str, bool, bool]:
 
     line = _COMMENT.sub(drop, line).rstrip()
     return line, opened, bool(original.strip()) and not line.strip()
+
+
+def _shown(line: str) -> str:
+    """The line as the rendered page shows it: without HTML tags (a line of nothing else is a
+    paragraph's end), an admonition's marker as its title."""
+    admonition = _ADMONITION.match(line)
+    if admonition:
+        indent, kind, title = admonition.groups()
+        title = kind.capitalize() if title is None else title.strip()
+        return f"{indent}{title}:" if title else ""
+    if "<" not in line:
+        return line
+    return _TAG.sub(lambda m: m.group(1) or (" " if m.group(0)[1:3].lower() == "br" else ""), line)
 
 
 def _inline(text: str) -> str:
