@@ -26,6 +26,7 @@ import random
 import statistics
 import tempfile
 import time
+import zlib
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -38,7 +39,7 @@ from groundwork.answer.answerability import features
 from groundwork.answer.relevance import gather
 from groundwork.answer.units import embedded
 from groundwork.domain.cards import Card
-from groundwork.embeddings.base import Embedder, Role
+from groundwork.embeddings.base import Embedder, Role, Terms
 from groundwork.embeddings.factory import get_embedder
 from groundwork.generation.extractive import ExtractiveComposer
 from groundwork.retrieval.base import SearchFilter
@@ -63,17 +64,46 @@ class Memo(Embedder):
         self.inner = inner
         self.model = inner.model
         self.seen: dict[str, npt.NDArray[np.float32]] = {}
+        # Latent terms by the CRC-32 of their text (texts are long; a collision is unlikely).
+        self.terms: dict[int, Terms] = {}
         self.cache = cache
         if cache is not None and cache.exists():
             saved = np.load(cache, allow_pickle=False)
             if str(saved["model"]) == self.model.name:
                 self.seen = dict(zip(saved["texts"].tolist(), saved["vectors"], strict=True))
+                if "terms_keys" in saved:  # each read of an npz field reads it whole again
+                    ends = saved["terms_ends"].tolist()
+                    indexes, weights = saved["terms_indexes"], saved["terms_weights"]
+                    for key, start, end in zip(
+                        saved["terms_keys"].tolist(), [0, *ends[:-1]], ends, strict=True
+                    ):
+                        self.terms[key] = (indexes[start:end], weights[start:end])
 
     def save(self) -> None:
         if self.cache is not None and self.seen:  # nothing to keep when every index was built
             texts = list(self.seen)
             vectors = np.stack([self.seen[t] for t in texts])
-            np.savez(self.cache, texts=np.array(texts), vectors=vectors, model=self.model.name)
+            terms = list(self.terms.values())
+            np.savez(
+                self.cache,
+                texts=np.array(texts),
+                vectors=vectors,
+                model=self.model.name,
+                terms_keys=np.array(list(self.terms), dtype=np.int64),
+                terms_ends=np.cumsum([len(t[0]) for t in terms], dtype=np.int64),
+                terms_indexes=np.concatenate([t[0] for t in terms] or [np.zeros(0, np.int32)]),
+                terms_weights=np.concatenate([t[1] for t in terms] or [np.zeros(0, np.float32)]),
+            )
+
+    def latent_terms(self, texts: Sequence[str]) -> list[Terms] | None:
+        keys = [zlib.crc32(t.encode()) for t in texts]
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self.terms}
+        if missing:
+            fresh = self.inner.latent_terms(list(missing.values()))
+            if fresh is None:
+                return None
+            self.terms.update(zip(missing, fresh, strict=True))
+        return [self.terms[k] for k in keys]
 
     def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         keys = [f"{role}\t{t}" for t in texts]

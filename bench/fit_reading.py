@@ -143,7 +143,7 @@ def records(path: Path | None, data_dir: Path | None, memo: Memo) -> list[dict[s
         settings = Settings(
             data_dir=data_dir or Path(tmp), bootstrap_docs=False, starters_per_source=0
         )
-        retriever = EmbeddedIndex(settings.index_path, memo)
+        retriever = EmbeddedIndex(settings.index_path, memo, terms=settings.latent_terms)
         chosen = corpora()
         for corpus in chosen:
             ingest(corpus, settings, retriever)

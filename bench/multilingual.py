@@ -44,6 +44,9 @@ Parts (``--parts``):
         [--languages de,es,...] [--qualities precise,fast]
         [--cache FILE.npz]   # keep the embeddings for the next run
 
+With ``GROUNDWORK_LATENT_TERMS=true`` the indexes write the cards' latent terms and the search
+by meaning reads them, as the service does with that setting.
+
 ``--guide`` is an ``_articles`` folder of the repository above (default: the eight articles in
 twelve languages kept in ``bench/data/opensource-guide``, with their licence and source).
 OpenSearch needs ``GROUNDWORK_OPENSEARCH_URL``
@@ -82,6 +85,7 @@ from groundwork.retrieval.base import KEYWORD_WEIGHT, Quality, Retriever, Search
 from groundwork.retrieval.embedded import EmbeddedIndex
 from groundwork.retrieval.meaning import DEPTH, by_meaning
 from groundwork.retrieval.rerank import COVERAGE_WEIGHT, SENTENCE_WEIGHT
+from groundwork.settings import get_settings
 
 REPO = Path(__file__).resolve().parents[1]
 GUIDE = REPO / "bench" / "data" / "opensource-guide" / "_articles"
@@ -129,9 +133,10 @@ def cached(cache: Path | None, name: str) -> Path | None:
 @contextmanager
 def backend(name: str, embedder: Embedder) -> Iterator[Retriever]:
     """A fresh index of ``name`` for ``embedder``, removed afterwards."""
+    terms = get_settings().latent_terms
     if name == "embedded":
         with tempfile.TemporaryDirectory() as tmp:
-            yield EmbeddedIndex(Path(tmp) / "index.sqlite3", embedder)
+            yield EmbeddedIndex(Path(tmp) / "index.sqlite3", embedder, terms=terms)
         return
     from groundwork.retrieval.opensearch import OpenSearchIndex, connect
 
@@ -142,8 +147,9 @@ def backend(name: str, embedder: Embedder) -> Iterator[Retriever]:
     index = f"bench-multilingual-{uuid.uuid4().hex[:8]}"
     engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "lucene")
     retriever = OpenSearchIndex(
-        client, embedder, index=index, pipeline=index, engine=engine, replicas=0, refresh=True
-    )  # type: ignore[arg-type]
+        client, embedder, index=index, pipeline=index, engine=engine, replicas=0, refresh=True,
+        terms=terms,
+    )  # type: ignore[arg-type]  # fmt: skip
     try:
         yield retriever
     finally:

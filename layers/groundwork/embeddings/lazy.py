@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from groundwork.embeddings.base import EmbeddingModel, Role
+    from groundwork.embeddings.base import EmbeddingModel, Role, Terms
 
 
 class LazyEmbedder(Embedder):
@@ -27,6 +27,12 @@ class LazyEmbedder(Embedder):
         self.model = model
 
     def embed(self, texts: Sequence[str], *, role: Role) -> npt.NDArray[np.float32]:
+        return self._engine().embed(texts, role=role)
+
+    def latent_terms(self, texts: Sequence[str]) -> list[Terms] | None:
+        return self._engine().latent_terms(texts)
+
+    def _engine(self) -> Embedder:
         if self._loaded is None:
             self._loaded = self._load()
-        return self._loaded.embed(texts, role=role)
+        return self._loaded

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-    from groundwork.embeddings.base import Role
+    from groundwork.embeddings.base import Role, Terms
 
 
 class RememberingEmbedder(Embedder):
@@ -55,3 +55,6 @@ class RememberingEmbedder(Embedder):
             while len(self._seen) > self._remember:
                 self._seen.popitem(last=False)
         return out
+
+    def latent_terms(self, texts: Sequence[str]) -> list[Terms] | None:
+        return self.inner.latent_terms(texts)

@@ -2,13 +2,13 @@
 
 Vectors are computed when cards are written, never at query time (only the question is
 embedded): one per card, and one per sentence of the card, which an answer ranks
-(``retrieval.sentence_vectors``). The file records the embedding models that built the two
-(``index_meta``) and refuses to search or write with others (``groundwork reindex``
-re-embeds). For search the card vectors are held in memory as one float32 matrix, reloaded
-when the file changes (also when another process, such as ``groundwork ingest``, wrote it).
-Filters are applied before scoring: the vector side scores only the rows the filter allows,
-the keyword side is one SQL query with the filter in it, so ``k`` results come back whenever
-``k`` cards are allowed.
+(``retrieval.sentence_vectors``), with the card's latent terms (``retrieval.latent_terms``).
+The file records the embedding models that built the two (``index_meta``) and refuses to
+search or write with others (``groundwork reindex`` re-embeds). For search the card vectors
+are held in memory as one float32 matrix, reloaded when the file changes (also when another
+process, such as ``groundwork ingest``, wrote it). Filters are applied before scoring: the
+vector side scores only the rows the filter allows, the keyword side is one SQL query with the
+filter in it, so ``k`` results come back whenever ``k`` cards are allowed.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
 from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch
 from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
+from groundwork.retrieval.latent_terms import asked, card_terms
 from groundwork.retrieval.rerank import COVERAGE_WEIGHT, RERANK_DEPTH, SENTENCE_WEIGHT, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
@@ -59,7 +60,8 @@ CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS reindex_vectors (
     card_rowid INTEGER PRIMARY KEY REFERENCES cards(rowid) ON DELETE CASCADE,
     vector BLOB NOT NULL,
-    sentences BLOB
+    sentences BLOB,
+    terms BLOB
 );
 """
 
@@ -69,12 +71,21 @@ class EmbeddedIndex(KeywordIndex):
 
     ``embedder`` embeds the cards and the questions searched for; ``sentences`` (by default
     the same) the sentence vectors, which answers compare with their question embedded by it.
+    With ``terms`` each card's latent terms are written (``GROUNDWORK_LATENT_TERMS``).
     """
 
-    def __init__(self, path: Path, embedder: Embedder, sentences: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        embedder: Embedder,
+        sentences: Embedder | None = None,
+        *,
+        terms: bool = False,
+    ) -> None:
         super().__init__(path)
         self._embedder = embedder
         self._sentences = sentences or embedder
+        self._terms_by = embedder if terms else None
         self._vectors: _Vectors | None = None
         self._version = -1
         self._vectors_lock = threading.Lock()
@@ -82,6 +93,9 @@ class EmbeddedIndex(KeywordIndex):
             for statement in _META.split(";"):
                 if statement.strip():
                     self._db.execute(statement)
+            stored = {r[1] for r in self._db.execute("PRAGMA table_info(reindex_vectors)")}
+            if "terms" not in stored:  # a reindex begun before cards had terms
+                self._db.execute("ALTER TABLE reindex_vectors ADD COLUMN terms BLOB")
             has_vectors = self._db.execute("SELECT 1 FROM card_vectors LIMIT 1").fetchone()
             if not has_vectors:
                 # Nothing to mix: a file without vectors takes the configured models.
@@ -134,7 +148,9 @@ class EmbeddedIndex(KeywordIndex):
 
     def _embedded(self, cards: Sequence[Card]) -> CardVectors:
         passages = self._embedder.embed([passage_text(card) for card in cards], role="passage")
-        return CardVectors(passages, embed_sentences(cards, self._sentences))
+        return CardVectors(
+            passages, embed_sentences(cards, self._sentences), card_terms(cards, self._terms_by)
+        )
 
     def upsert(self, cards: Sequence[Card]) -> None:
         self._check()
@@ -167,6 +183,7 @@ class EmbeddedIndex(KeywordIndex):
             vectors = CardVectors(
                 np.concatenate([b.vectors for b in batches]),
                 [blob for b in batches for blob in b.sentences],
+                [blob for b in batches for blob in b.terms],
             )
         self._swap(source_id, cards, vectors)
         self._vectors = None
@@ -195,7 +212,11 @@ class EmbeddedIndex(KeywordIndex):
             question = self._embedder.embed([query], role="query")[0]
             nearest = self.hits(self.vector_ranking(question, where, max(DEPTH, k)), sentences=True)
             return by_meaning(
-                question, nearest, k, sentences=self._sentences.model == self._embedder.model
+                question,
+                nearest,
+                k,
+                sentences=self._sentences.model == self._embedder.model,
+                terms=asked(self._embedder, query, nearest),
             )
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)
@@ -266,14 +287,9 @@ class EmbeddedIndex(KeywordIndex):
             embedded = self._embedded(cards)
             with self._transaction():
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO reindex_vectors (card_rowid, vector, sentences) "
-                    "VALUES (?, ?, ?)",
-                    [
-                        (rowid, vector.astype("<f4").tobytes(), blob)
-                        for (rowid, _), vector, blob in zip(
-                            rows, embedded.vectors, embedded.sentences, strict=True
-                        )
-                    ],
+                    "INSERT OR REPLACE INTO reindex_vectors (card_rowid, vector, sentences, terms) "
+                    "VALUES (?, ?, ?, ?)",
+                    _rows([rowid for rowid, _ in rows], embedded),
                 )
             done += len(rows)
             if progress:
@@ -281,8 +297,8 @@ class EmbeddedIndex(KeywordIndex):
         with self._transaction():
             self._db.execute("DELETE FROM card_vectors")
             self._db.execute(
-                "INSERT INTO card_vectors (card_rowid, vector, sentences) "
-                "SELECT card_rowid, vector, sentences FROM reindex_vectors"
+                "INSERT INTO card_vectors (card_rowid, vector, sentences, terms) "
+                "SELECT card_rowid, vector, sentences, terms FROM reindex_vectors"
             )
             self._db.execute("DELETE FROM reindex_vectors")
             self._db.execute(
@@ -379,15 +395,20 @@ class EmbeddedIndex(KeywordIndex):
         embedded = self._embedded(cards)
         with self._transaction():
             self._db.executemany(
-                "INSERT OR REPLACE INTO card_vectors (card_rowid, vector, sentences) "
-                "VALUES (?, ?, ?)",
-                [
-                    (rowid, vector.astype("<f4").tobytes(), blob)
-                    for (rowid, _), vector, blob in zip(
-                        missing, embedded.vectors, embedded.sentences, strict=True
-                    )
-                ],
+                "INSERT OR REPLACE INTO card_vectors (card_rowid, vector, sentences, terms) "
+                "VALUES (?, ?, ?, ?)",
+                _rows([rowid for rowid, _ in missing], embedded),
             )
+
+
+def _rows(rowids: Sequence[int], embedded: CardVectors) -> list[tuple[int, bytes, bytes, bytes]]:
+    """The ``card_vectors`` rows of cards ``rowids``, embedded."""
+    return [
+        (rowid, vector.astype("<f4").tobytes(), blob, terms)
+        for rowid, vector, blob, terms in zip(
+            rowids, embedded.vectors, embedded.sentences, embedded.terms, strict=True
+        )
+    ]
 
 
 def passage_text(card: Card) -> str:

@@ -21,7 +21,10 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
 
             # The sentence vectors are the embedded model's, which answers rank them with.
             return EmbeddedIndex(
-                settings.index_path, get_index_embedder(settings), get_embedder(settings)
+                settings.index_path,
+                get_index_embedder(settings),
+                get_embedder(settings),
+                terms=settings.latent_terms,
             )
         case "keyword":
             from groundwork.retrieval.keyword import KeywordIndex
@@ -50,4 +53,5 @@ def get_retriever(settings: Settings | None = None) -> Retriever:
                 replicas=settings.opensearch_replicas,
                 reindex_dir=settings.data_dir / "reindex",
                 read_timeout_s=settings.opensearch_timeout_s,
+                terms=settings.latent_terms,
             )

@@ -56,7 +56,8 @@ CREATE INDEX IF NOT EXISTS card_tags_tag ON card_tags(tag, card_rowid);
 CREATE TABLE IF NOT EXISTS card_vectors (
     card_rowid INTEGER PRIMARY KEY REFERENCES cards(rowid) ON DELETE CASCADE,
     vector BLOB NOT NULL,
-    sentences BLOB
+    sentences BLOB,
+    terms BLOB
 );
 """
 # ``scope`` holds one token per collection, source and tag of the card, so that those filters
@@ -85,10 +86,12 @@ _COMMON_MIN = 1_000
 @dataclass(frozen=True)
 class CardVectors:
     """What the hybrid index writes beside cards: one vector per card, and per card its
-    sentences' vectors (``retrieval.sentence_vectors``)."""
+    sentences' vectors (``retrieval.sentence_vectors``) and its latent terms
+    (``retrieval.latent_terms``)."""
 
     vectors: npt.NDArray[np.float32]
     sentences: list[bytes]
+    terms: list[bytes]
 
 
 class KeywordIndex(Retriever):
@@ -106,10 +109,10 @@ class KeywordIndex(Retriever):
                 self._db.execute(f"ALTER TABLE cards ADD COLUMN {column} TEXT")
         if "language" not in present:
             add_language_column(self._db)
-        if "sentences" not in {
-            row[1] for row in self._db.execute("PRAGMA table_info(card_vectors)")
-        }:
-            self._db.execute("ALTER TABLE card_vectors ADD COLUMN sentences BLOB")
+        stored = {row[1] for row in self._db.execute("PRAGMA table_info(card_vectors)")}
+        for later in ("sentences", "terms"):
+            if later not in stored:
+                self._db.execute(f"ALTER TABLE card_vectors ADD COLUMN {later} BLOB")
         self._db.execute("CREATE INDEX IF NOT EXISTS cards_language ON cards(language)")
         self._create_fts()
         self._lock = threading.Lock()
@@ -190,9 +193,11 @@ class KeywordIndex(Retriever):
             )
             if vectors is not None:
                 self._db.execute(
-                    "INSERT INTO card_vectors (card_rowid, vector, sentences) VALUES (?, ?, ?)",
-                    (rowid, vectors.vectors[i].astype("<f4").tobytes(), vectors.sentences[i]),
-                )
+                    "INSERT INTO card_vectors (card_rowid, vector, sentences, terms) "
+                    "VALUES (?, ?, ?, ?)",
+                    (rowid, vectors.vectors[i].astype("<f4").tobytes(), vectors.sentences[i],
+                     vectors.terms[i]),
+                )  # fmt: skip
 
     def delete_source(self, source_id: str) -> int:
         with self._transaction():
@@ -280,23 +285,24 @@ class KeywordIndex(Retriever):
 
     def hits(self, ranked: Sequence[tuple[int, float]], *, sentences: bool = False) -> list[Hit]:
         """The cards of ``(rowid, score)`` pairs, in the same order; with ``sentences``, the
-        vectors of their sentences as stored."""
+        vectors of their sentences and their latent terms as stored."""
         if not ranked:
             return []
         marks = ", ".join("?" * len(ranked))
-        stored = "v.sentences" if sentences else "NULL"
+        stored = "v.sentences, v.terms" if sentences else "NULL, NULL"
         with self._lock:
             rows = self._db.execute(
                 f"SELECT c.rowid, c.payload, {stored} FROM cards c "
                 f"LEFT JOIN card_vectors v ON v.card_rowid = c.rowid WHERE c.rowid IN ({marks})",
                 [rowid for rowid, _ in ranked],
             ).fetchall()
-        found = {rowid: (payload, blob) for rowid, payload, blob in rows}
+        found = {rowid: (payload, blob, terms) for rowid, payload, blob, terms in rows}
         return [
             Hit(
                 card=Card.model_validate(json.loads(found[rowid][0])),
                 score=score,
                 sentence_vectors=found[rowid][1],
+                latent_terms=found[rowid][2],
             )
             for rowid, score in ranked
             if rowid in found

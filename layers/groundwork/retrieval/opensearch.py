@@ -20,8 +20,9 @@ groundwork[opensearch]``), imported when the index is built.
 The index's mapping records the embedding model of its vectors (``_meta``), and the model of
 the sentence vectors where another one built them; a search or write with other models is
 refused (:class:`IndexEmbedderMismatch`) until ``reindex`` re-embeds every card. Each
-document also carries its sentences' vectors, not indexed (``sentence_vectors``, see
-``retrieval.sentence_vectors``).
+document also carries its sentences' vectors and its latent terms, not indexed
+(``sentence_vectors`` and ``latent_terms``, see ``retrieval.sentence_vectors`` and
+``retrieval.latent_terms``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from groundwork.retrieval.base import (
     SearchFilter,
     day,
 )
+from groundwork.retrieval.latent_terms import asked, card_terms
 from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
@@ -161,6 +163,7 @@ def mapping(
                 },
                 "card": {"type": "object", "enabled": False},
                 "sentence_vectors": {"type": "binary"},
+                "latent_terms": {"type": "binary"},
             },
         },
     }
@@ -208,7 +211,7 @@ PIPELINE: dict[str, Any] = {
 _FIELDS = ["text^10", "heading^4", "title^2"]
 _SOURCE = {"includes": ["card", "sentence_vectors"]}
 #: Fields added to the mapping after the first release; ``ensure`` adds them to an older index.
-_LATER_FIELDS = ("language", "char_start", "page", "sentence_vectors")
+_LATER_FIELDS = ("language", "char_start", "page", "sentence_vectors", "latent_terms")
 
 
 class OpenSearchIndex(Retriever):
@@ -217,7 +220,8 @@ class OpenSearchIndex(Retriever):
     ``embedder`` embeds the cards and the questions searched for; ``sentences`` (by default
     the same) the sentence vectors, which answers compare with their question embedded by it.
     ``refresh`` makes each write wait until it is searchable (``refresh=wait_for``), for tests
-    and local use; managed domains make writes searchable within a second anyway.
+    and local use; managed domains make writes searchable within a second anyway. With
+    ``terms`` each card's latent terms are written (``GROUNDWORK_LATENT_TERMS``).
     """
 
     def __init__(
@@ -237,10 +241,12 @@ class OpenSearchIndex(Retriever):
         read_timeout_s: float = READ_TIMEOUT_S,
         circuit: Circuit | None = None,
         reindex_dir: Path | None = None,
+        terms: bool = False,
     ) -> None:
         self._client = client
         self._embedder = embedder
         self._sentences = sentences or embedder
+        self._terms_by = embedder if terms else None
         self._index = index
         self._pipeline = pipeline
         self._serverless = serverless
@@ -389,12 +395,15 @@ class OpenSearchIndex(Retriever):
                     [_embedded_text(card) for card in batch], role="passage"
                 )
                 sentences = embed_sentences(batch, self._sentences)
+                terms = card_terms(batch, self._terms_by)
                 partial = work / f"batch-{n}.part.npz"
                 np.savez(
                     partial,
                     vectors=vectors,
                     sentences=np.frombuffer(b"".join(sentences), dtype=np.uint8),
                     ends=np.cumsum([len(blob) for blob in sentences]),
+                    terms=np.frombuffer(b"".join(terms), dtype=np.uint8),
+                    terms_ends=np.cumsum([len(blob) for blob in terms]),
                 )
                 partial.replace(path)
             if progress:
@@ -413,11 +422,13 @@ class OpenSearchIndex(Retriever):
         self.ensure()
         for n in range(batches):
             with np.load(work / f"batch-{n}.npz") as saved:
-                blob, ends = saved["sentences"].tobytes(), saved["ends"].tolist()
-                starts = [0, *ends[:-1]]
                 embedded = (
                     saved["vectors"],
-                    [blob[a:b] for a, b in zip(starts, ends, strict=True)],
+                    _split(saved["sentences"], saved["ends"]),
+                    # A batch saved by a run from before cards had terms has none.
+                    _split(saved["terms"], saved["terms_ends"])
+                    if "terms" in saved
+                    else [b""] * len(saved["vectors"]),
                 )
             batch = cards[n * REINDEX_BATCH : (n + 1) * REINDEX_BATCH]
             self._bulk(self._index_actions(batch, embedded))
@@ -551,7 +562,11 @@ class OpenSearchIndex(Retriever):
             hit.score = float(np.asarray(raw["_source"]["embedding"], dtype=np.float32) @ question)
             nearest.append(hit)
         return by_meaning(
-            question, nearest, k, sentences=self._sentences.model == self._embedder.model
+            question,
+            nearest,
+            k,
+            sentences=self._sentences.model == self._embedder.model,
+            terms=asked(self._embedder, query, nearest),
         )
 
     def search_request(
@@ -580,11 +595,11 @@ class OpenSearchIndex(Retriever):
         self, question: npt.NDArray[np.float32], filters: list[dict[str, Any]], k: int
     ) -> dict[str, Any]:
         """A plain k-NN search of the ``k`` nearest cards under ``filters`` (``filter_clauses``),
-        with their vectors; its query is the hybrid search's k-NN side."""
+        with their vectors and latent terms; its query is the hybrid search's k-NN side."""
         knn: dict[str, Any] = {"vector": [float(x) for x in question], "k": max(PRECISE_POOL, k)}
         if filters:
             knn["filter"] = {"bool": {"filter": filters}}  # efficient filtering, inside k-NN
-        source = {"includes": [*_SOURCE["includes"], "embedding"]}
+        source = {"includes": [*_SOURCE["includes"], "embedding", "latent_terms"]}
         return {"size": k, "_source": source, "query": {"knn": {"embedding": knn}}}
 
     def count(self, collection: str | None = None) -> int:
@@ -676,23 +691,25 @@ class OpenSearchIndex(Retriever):
             self.ensure()
 
     def _index_actions(
-        self, cards: Sequence[Card], embedded: tuple[Any, list[bytes]] | None = None
+        self, cards: Sequence[Card], embedded: tuple[Any, list[bytes], list[bytes]] | None = None
     ) -> list[dict[str, Any]]:
         """The bulk lines writing ``cards``, embedded now unless ``embedded`` holds their
-        vectors and sentence vectors already."""
+        vectors, sentence vectors and latent terms already."""
         if embedded is None:
             texts = [_embedded_text(card) for card in cards]
             embedded = (
                 self._embedder.embed(texts, role="passage"),
                 embed_sentences(cards, self._sentences),
+                card_terms(cards, self._terms_by),
             )
-        vectors, sentences = embedded
+        vectors, sentences, terms = embedded
         actions: list[dict[str, Any]] = []
-        for card, vector, blob in zip(cards, vectors, sentences, strict=True):
+        for card, vector, blob, card_blob in zip(cards, vectors, sentences, terms, strict=True):
             action: dict[str, Any] = {"_index": self._index}
             if not self._serverless:
                 action["_id"] = card.id  # a stable id: writing a card again replaces it
-            actions += [{"index": action}, document(card, [float(x) for x in vector], blob)]
+            document_ = document(card, [float(x) for x in vector], blob, card_blob)
+            actions += [{"index": action}, document_]
         return actions
 
     def _ids(self, query: dict[str, Any]) -> list[str]:
@@ -801,7 +818,9 @@ class OpenSearchIndex(Retriever):
         raise RetrievalUnavailable(f"OpenSearch did not answer: {last}") from last
 
 
-def document(card: Card, vector: list[float], sentences: bytes = b"") -> dict[str, Any]:
+def document(
+    card: Card, vector: list[float], sentences: bytes = b"", terms: bytes = b""
+) -> dict[str, Any]:
     """The indexed document of a card: searchable fields, filters, vectors and the card."""
     start = card.period_start or card.period_end
     end = card.period_end or card.period_start
@@ -822,6 +841,7 @@ def document(card: Card, vector: list[float], sentences: bytes = b"") -> dict[st
         "embedding": vector,
         "card": json.loads(card.model_dump_json()),
         "sentence_vectors": base64.b64encode(sentences).decode(),
+        "latent_terms": base64.b64encode(terms).decode(),
     }
 
 
@@ -927,12 +947,19 @@ def _backoff(attempt: int) -> float:
 
 
 def _hit(raw: dict[str, Any]) -> Hit:
-    """A search hit as returned: its card, score and stored sentence vectors."""
+    """A search hit as returned: its card, score, stored sentence vectors and latent terms."""
     return Hit(
         card=Card.model_validate(raw["_source"]["card"]),
         score=float(raw["_score"]),
         sentence_vectors=base64.b64decode(raw["_source"].get("sentence_vectors") or ""),
+        latent_terms=base64.b64decode(raw["_source"].get("latent_terms") or ""),
     )
+
+
+def _split(joined: npt.NDArray[np.uint8], ends: npt.NDArray[np.int64]) -> list[bytes]:
+    """Blobs saved joined, with where each ends."""
+    blob, stops = joined.tobytes(), ends.tolist()
+    return [blob[a:b] for a, b in zip([0, *stops[:-1]], stops, strict=True)]
 
 
 def _embedded_text(card: Card) -> str:
