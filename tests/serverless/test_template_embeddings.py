@@ -1,6 +1,7 @@
 """The EmbeddingModel parameter of template.yaml: with a Bedrock model, exactly the functions that
 embed (chat, API, ingest) may invoke exactly that model, every function is configured for it,
-and the API must require keys; with the embedded model, no function may invoke one. Checked on
+and the API must require keys; with the embedded model, no function may invoke one. The
+LatentTerms parameter reaches every function as the setting. Checked on
 the CloudFormation that SAM makes of the template, its conditions evaluated for each value."""
 
 from __future__ import annotations
@@ -54,10 +55,14 @@ def resolve(node: Any, parameters: dict[str, str], conditions: dict[str, bool]) 
     return {key: value for key, value in resolved.items() if value is not NO_VALUE}
 
 
-def deployed(resources: dict[str, Any], embedding_model: str) -> dict[str, Any]:
+def deployed(
+    resources: dict[str, Any], embedding_model: str, latent_terms: str | None = None
+) -> dict[str, Any]:
     template = load_template()
     parameters = {name: p.get("Default", "") for name, p in template["Parameters"].items()}
     parameters["EmbeddingModel"] = embedding_model
+    if latent_terms is not None:
+        parameters["LatentTerms"] = latent_terms
     conditions = {
         name: resolve(condition, parameters, {})
         for name, condition in template["Conditions"].items()
@@ -144,3 +149,20 @@ def test_given_a_bedrock_embedding_model_then_the_api_must_require_keys() -> Non
         "Fn::Not": [{"Fn::Equals": [{"Ref": "EmbeddingModel"}, "embedded"]}]
     }
     assert rule["Assertions"][0]["Assert"] == {"Fn::Equals": [{"Ref": "RequireApiKey"}, "true"]}
+
+
+@pytest.mark.parametrize("value", [None, "false", "true"])
+def test_given_the_latent_terms_parameter_then_every_function_reads_it_as_the_setting(
+    transformed_resources: dict[str, Any],  # noqa: F811
+    value: str | None,
+) -> None:
+    """Every function that writes or searches the index agrees on whether cards carry terms;
+    the parameter's default is the setting's."""
+    resources = deployed(transformed_resources, "embedded", value)
+    parameter = load_template()["Parameters"]["LatentTerms"]
+
+    assert parameter["Default"] == str(Settings.model_fields["latent_terms"].default).lower()
+    for name in functions(load_template()):
+        variables = resources[name]["Properties"]["Environment"]["Variables"]
+        written = Settings(latent_terms=variables["GROUNDWORK_LATENT_TERMS"]).latent_terms
+        assert written is (value == "true"), name
