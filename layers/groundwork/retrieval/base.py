@@ -177,6 +177,14 @@ class Retriever(ABC):
         return 0
 
 
+def min_max(scores: Sequence[float]) -> list[float]:
+    """``scores`` min-max normalised to 0–1; all 1 when they are equal."""
+    if not scores:
+        return []
+    low, spread = min(scores), max(scores) - min(scores)
+    return [(score - low) / spread if spread > 0 else 1.0 for score in scores]
+
+
 def day(value: str, *, end: bool = False) -> str:
     """An ISO date of any precision as a full day, its first (or, with ``end``, last) one."""
     parts = value.strip().split("-")

@@ -23,7 +23,7 @@ import numpy as np
 from groundwork.domain.cards import Card
 from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
-from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch
+from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch, min_max
 from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
 from groundwork.retrieval.latent_terms import asked, card_terms
 from groundwork.retrieval.rerank import COVERAGE_WEIGHT, RERANK_DEPTH, SENTENCE_WEIGHT, rerank
@@ -210,7 +210,8 @@ class EmbeddedIndex(KeywordIndex):
             if not self._allows_any(where):
                 return []
             question = self._embedder.embed([query], role="query")[0]
-            nearest = self.hits(self.vector_ranking(question, where, max(DEPTH, k)), sentences=True)
+            ranking = self.vector_ranking(question, where, max(DEPTH, k))
+            nearest = self.hits(ranking, sentences=True, terms=True)
             return by_meaning(
                 question,
                 nearest,
@@ -432,9 +433,6 @@ def fuse(
     for ranking, weight in ((keyword, keyword_weight), (vector, 1 - keyword_weight)):
         if not ranking:
             continue
-        low = min(score for _, score in ranking)
-        spread = max(score for _, score in ranking) - low
-        for rowid, score in ranking:
-            share = (score - low) / spread if spread > 0 else 1.0
+        for (rowid, _), share in zip(ranking, min_max([s for _, s in ranking]), strict=True):
             scores[rowid] = scores.get(rowid, 0.0) + weight * share
     return sorted(scores.items(), key=lambda item: -item[1])

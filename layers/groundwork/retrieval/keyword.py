@@ -283,13 +283,16 @@ class KeywordIndex(Retriever):
         kept = [t for t in terms if self._frequencies[t] <= common]
         return kept or [min(terms, key=self._frequencies.__getitem__)]
 
-    def hits(self, ranked: Sequence[tuple[int, float]], *, sentences: bool = False) -> list[Hit]:
+    def hits(
+        self, ranked: Sequence[tuple[int, float]], *, sentences: bool = False, terms: bool = False
+    ) -> list[Hit]:
         """The cards of ``(rowid, score)`` pairs, in the same order; with ``sentences``, the
-        vectors of their sentences and their latent terms as stored."""
+        vectors of their sentences as stored, with ``terms`` their latent terms (only the
+        search by meaning reads them)."""
         if not ranked:
             return []
         marks = ", ".join("?" * len(ranked))
-        stored = "v.sentences, v.terms" if sentences else "NULL, NULL"
+        stored = f"{'v.sentences' if sentences else 'NULL'}, {'v.terms' if terms else 'NULL'}"
         with self._lock:
             rows = self._db.execute(
                 f"SELECT c.rowid, c.payload, {stored} FROM cards c "

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from groundwork.retrieval import latent_terms
+from groundwork.retrieval.base import min_max
 from groundwork.retrieval.embedded import fuse
 from groundwork.retrieval.sentence_vectors import best_and_mean
 
@@ -63,16 +64,10 @@ def by_meaning(
         shared = latent_terms.shared(terms, nearest)
         mixed = [
             (1 - latent_terms.WEIGHT) * cosines + latent_terms.WEIGHT * concepts
-            for cosines, concepts in zip(_spread(mixed), _spread(shared), strict=True)
+            for cosines, concepts in zip(min_max(mixed), min_max(shared), strict=True)
         ]
     ranked = []
     for i, score in fuse([], list(enumerate(mixed)))[:k]:
         nearest[i].score = score
         ranked.append(nearest[i])
     return ranked
-
-
-def _spread(scores: Sequence[float]) -> list[float]:
-    """``scores`` min-max normalised; all 1 when they are equal."""
-    low, spread = min(scores), max(scores) - min(scores)
-    return [(score - low) / spread if spread > 0 else 1.0 for score in scores]

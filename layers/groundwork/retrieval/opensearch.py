@@ -397,13 +397,15 @@ class OpenSearchIndex(Retriever):
                 sentences = embed_sentences(batch, self._sentences)
                 terms = card_terms(batch, self._terms_by)
                 partial = work / f"batch-{n}.part.npz"
+                sentences_joined, sentences_ends = _joined(sentences)
+                terms_joined, terms_ends = _joined(terms)
                 np.savez(
                     partial,
                     vectors=vectors,
-                    sentences=np.frombuffer(b"".join(sentences), dtype=np.uint8),
-                    ends=np.cumsum([len(blob) for blob in sentences]),
-                    terms=np.frombuffer(b"".join(terms), dtype=np.uint8),
-                    terms_ends=np.cumsum([len(blob) for blob in terms]),
+                    sentences=sentences_joined,
+                    ends=sentences_ends,
+                    terms=terms_joined,
+                    terms_ends=terms_ends,
                 )
                 partial.replace(path)
             if progress:
@@ -956,8 +958,13 @@ def _hit(raw: dict[str, Any]) -> Hit:
     )
 
 
+def _joined(blobs: Sequence[bytes]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """Blobs as one array, with where each ends: how a reindex batch file keeps them."""
+    return np.frombuffer(b"".join(blobs), dtype=np.uint8), np.cumsum([len(b) for b in blobs])
+
+
 def _split(joined: npt.NDArray[np.uint8], ends: npt.NDArray[np.int64]) -> list[bytes]:
-    """Blobs saved joined, with where each ends."""
+    """Blobs saved by :func:`_joined`."""
     blob, stops = joined.tobytes(), ends.tolist()
     return [blob[a:b] for a, b in zip([0, *stops[:-1]], stops, strict=True)]
 

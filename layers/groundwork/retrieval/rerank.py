@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from groundwork.retrieval.base import min_max
 from groundwork.retrieval.sentence_vectors import best_sentence
 from groundwork.text.terms import terms
 
@@ -59,9 +60,8 @@ def rerank(
     nearest = [0.0] * len(hits)
     if question is not None:
         best = [best_sentence(hit, question) for hit in hits]
-        known = [b for b in best if b is not None]
-        low, spread = (min(known), max(known) - min(known)) if known else (0.0, 0.0)
-        nearest = [0.0 if b is None else (b - low) / spread if spread > 0 else 1.0 for b in best]
+        scaled = iter(min_max([b for b in best if b is not None]))
+        nearest = [0.0 if b is None else next(scaled) for b in best]
     for hit, share, near in zip(hits, cover, nearest, strict=True):
         hit.score += coverage_weight * share + sentence_weight * near
     return sorted(hits, key=lambda hit: -hit.score)
