@@ -27,6 +27,10 @@ Parts (``--parts``):
   and over each language's own, for each weight of the card's cosine and of its sentences'
   mean's against its best sentence's (``retrieval.meaning.CARD_WEIGHT`` and ``MEAN_WEIGHT``
   were chosen on de, es, ja, ru and ar over the English documents).
+- ``hubs`` (not in the default ``--parts``): R@1 and R@5 by meaning alone, over the English
+  documents, for each weight of the cards' hubness (``retrieval.hubness.WEIGHT`` was chosen on
+  de, es, ja, ru and ar), with the sums over those languages and over the others. The ``mix``
+  part above ranks without it.
 - ``weights`` (not in the default ``--parts``): R@5 of the precise search in each language
   over its own documents, for each weight of the keyword side in the fusion
   (``retrieval.base.KEYWORD_WEIGHT``) and of the best sentence's nearness in the rerank
@@ -40,7 +44,7 @@ Parts (``--parts``):
 
     .venv/bin/python -m bench.multilingual [--guide DIR] [--embedders e5,minilm]
         [--backends embedded,opensearch]
-        [--parts retrieval,sides,answers,language,mix,weights,coverage]
+        [--parts retrieval,sides,answers,language,mix,hubs,weights,coverage]
         [--languages de,es,...] [--qualities precise,fast]
         [--cache FILE.npz]   # keep the embeddings for the next run
 
@@ -83,6 +87,7 @@ from groundwork.generation.extractive import NOT_FOUND, ExtractiveComposer
 from groundwork.ingest.pipeline import cards_of, parse
 from groundwork.retrieval.base import KEYWORD_WEIGHT, Quality, Retriever, SearchFilter
 from groundwork.retrieval.embedded import EmbeddedIndex
+from groundwork.retrieval.hubness import background
 from groundwork.retrieval.meaning import DEPTH, by_meaning
 from groundwork.retrieval.rerank import COVERAGE_WEIGHT, SENTENCE_WEIGHT
 from groundwork.settings import get_settings
@@ -307,6 +312,45 @@ def mix(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
     print()
 
 
+#: The hubness weights of ``hubs``.
+HUB_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def hubs(args: argparse.Namespace, questions: list[dict[str, Any]]) -> None:
+    print("## By meaning alone over the English documents, R@1 / R@5 by the hubness's weight")
+    print()
+    print("| asked in | weight chosen on it | " + " | ".join(map(str, HUB_WEIGHTS)) + " |")
+    print("|---" * (2 + len(HUB_WEIGHTS)) + "|")
+    memo = Memo(bare_embedder("e5"), cached(args.cache, "e5"))
+    shipped = background(memo.model)
+    where = SearchFilter(collections=["guide-en"])
+    sums = {chosen: [[0.0, 0.0] for _ in HUB_WEIGHTS] for chosen in (True, False)}
+    with guides(args, "embedded", memo) as (retriever, corpora, _):
+        assert isinstance(retriever, EmbeddedIndex)
+        for asked_in in args.languages:
+            cells = []
+            for i, weight in enumerate(HUB_WEIGHTS):
+
+                def rank(question: str, weight: float = weight) -> list[str]:
+                    asked = memo.embed([question], role="query")[0]
+                    ranking = retriever.vector_ranking(asked, where, DEPTH)
+                    nearest = retriever.hits(ranking, sentences=True, meaning=True)
+                    ranked = by_meaning(asked, nearest, 5, background=shipped, hub_weight=weight)
+                    return [h.card.id for h in ranked]
+
+                r1, r5, _ = recall(rank, questions, asked_in, corpora["en"][1])
+                cells.append(f"{r1:.2f} / {r5:.2f}")
+                total = sums[asked_in in CHOSEN_ON][i]
+                total[0] += r1
+                total[1] += r5
+            chosen = "yes" if asked_in in CHOSEN_ON else "no"
+            print(f"| {asked_in} | {chosen} | " + " | ".join(cells) + " |")
+        for chosen, label in ((True, "sum, chosen on"), (False, "sum, held out")):
+            cells = [f"{r1:.2f} / **{r5:.2f}**" for r1, r5 in sums[chosen]]
+            print(f"| {label} | | " + " | ".join(cells) + " |")
+    print()
+
+
 #: The keyword weights and sentence weights of ``weights``.
 KEYWORD_WEIGHTS = (0.5, 0.4, 0.3, 0.2)
 SENTENCE_WEIGHTS = (0.0, 0.25, 0.5)
@@ -453,6 +497,7 @@ PARTS: dict[str, Callable[[argparse.Namespace, list[dict[str, Any]]], None]] = {
     "answers": answers,
     "language": language_preference,
     "mix": mix,
+    "hubs": hubs,
     "weights": weights,
     "coverage": coverage,
 }

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pytest
 
 from groundwork.embeddings.base import Embedder, EmbeddingModel, Role, Terms
-from groundwork.retrieval import latent_terms
+from groundwork.retrieval import hubness, latent_terms
 from groundwork.retrieval.base import (
     IndexEmbedderMismatch,
     Quality,
@@ -521,6 +521,47 @@ def test_given_cards_written_without_latent_terms_when_reindexed_then_their_term
     assert asked_before == []
     assert [hit.card.id for hit in after][:1] == ["answer"]
     assert all(hit.latent_terms for hit in after)
+
+
+#: The table's vectors: the question is the first axis.
+TABLE = {
+    "seven sacraments": [1.0, 0.0, 0.0, 0.0],
+    "There are seven sacraments.": [0.90, 0.0, float(np.sqrt(1 - 0.90**2)), 0.0],
+    # Nearer the question, and as near everyday sentences: near anything.
+    "alice bob carol": [0.95, float(np.sqrt(1 - 0.95**2)), 0.0, 0.0],
+    "everyday": [0.0, 1.0, 0.0, 0.0],
+}
+
+
+class TableEmbedder(Embedder):
+    """Reads each text as the vector ``TABLE`` gives it."""
+
+    model = EmbeddingModel("table", 4)
+
+    def embed(self, texts: Sequence[str], *, role: Role = "passage") -> npt.NDArray[np.float32]:
+        return np.array([TABLE[text] for text in texts], dtype=np.float32)
+
+
+def test_given_a_model_with_a_background_when_searched_by_meaning_then_a_hub_is_discounted(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each card's own vector reaches the search by meaning, which compares it with the model's
+    everyday sentences (``retrieval.hubness``)."""
+    table = TableEmbedder()
+    retriever = backend(table, terms=False)
+    retriever.upsert(
+        [card("answer", "There are seven sacraments."), card("hub", "alice bob carol")]
+    )
+
+    plain = retriever.search("seven sacraments", ALL, 2, lexical=False)
+    everyday = table.embed(["everyday"] * 10)
+    monkeypatch.setattr(
+        hubness, "background", lambda model: everyday if model == table.model else None
+    )
+    discounted = retriever.search("seven sacraments", ALL, 2, lexical=False)
+
+    assert [hit.card.id for hit in plain] == ["hub", "answer"]
+    assert [hit.card.id for hit in discounted] == ["answer", "hub"]
 
 
 class FailingEmbedder(NarrowEmbedder):

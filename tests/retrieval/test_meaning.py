@@ -115,3 +115,39 @@ def test_given_terms_when_encoded_then_they_round_trip_in_four_bytes_each() -> N
     assert len(blob) == 12
     np.testing.assert_array_equal(read_indexes, indexes)
     np.testing.assert_allclose(read_weights, weights, rtol=1e-3)
+
+
+def toward(cosine: float, axis: int) -> np.ndarray:
+    """A unit vector at ``cosine`` with QUESTION, the rest of its length along ``axis``."""
+    vector = np.zeros(DIMENSION, dtype=np.float32)
+    vector[0], vector[axis] = cosine, np.sqrt(1 - cosine**2)
+    return vector
+
+
+def with_vector(id_: str, vector: np.ndarray) -> Hit:
+    return Hit(card=card(id_, id_), score=float(vector[0]), vector=vector.astype("<f4").tobytes())
+
+
+#: Everyday sentences, all along the sixth axis.
+BACKGROUND = np.stack([toward(0.0, 5)] * 12)
+
+
+def test_given_a_card_near_everyday_sentences_when_ranked_then_a_topical_one_passes() -> None:
+    # The hub is nearer the question, but as near everyday sentences too: near anything.
+    nearest = [with_vector("hub", toward(0.95, 5)), with_vector("topic", toward(0.90, 2))]
+
+    plain = by_meaning(QUESTION, [h.model_copy() for h in nearest], 2)
+    discounted = by_meaning(QUESTION, nearest, 2, background=BACKGROUND)
+
+    assert [h.card.id for h in plain] == ["hub", "topic"]
+    assert [h.card.id for h in discounted] == ["topic", "hub"]
+
+
+def test_given_a_card_without_its_vector_when_ranked_then_no_card_is_discounted() -> None:
+    """A card's hubness is read from its own vector; discounting some cards and not others
+    would rank them on two scales."""
+    nearest = [with_vector("hub", toward(0.95, 5)), Hit(card=card("unknown", "?"), score=0.9)]
+
+    ranked = by_meaning(QUESTION, nearest, 2, background=BACKGROUND)
+
+    assert [h.card.id for h in ranked] == ["hub", "unknown"]

@@ -43,3 +43,6 @@ class Hit(BaseModel):
     sentence_vectors: bytes | None = Field(default=None, exclude=True, repr=False)
     #: Its sparse latent terms, as stored (``retrieval.latent_terms``), when it has them.
     latent_terms: bytes | None = Field(default=None, exclude=True, repr=False)
+    #: Its own vector (float32, little-endian), when the search by meaning reads it
+    #: (``retrieval.hubness``).
+    vector: bytes | None = Field(default=None, exclude=True, repr=False)

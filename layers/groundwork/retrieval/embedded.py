@@ -205,19 +205,21 @@ class EmbeddedIndex(KeywordIndex):
     ) -> list[Hit]:
         self._check()
         if not lexical:
+            from groundwork.retrieval.hubness import background
             from groundwork.retrieval.meaning import DEPTH, by_meaning
 
             if not self._allows_any(where):
                 return []
             question = self._embedder.embed([query], role="query")[0]
             ranking = self.vector_ranking(question, where, max(DEPTH, k))
-            nearest = self.hits(ranking, sentences=True, terms=True)
+            nearest = self.hits(ranking, sentences=True, meaning=True)
             return by_meaning(
                 question,
                 nearest,
                 k,
                 sentences=self._sentences.model == self._embedder.model,
                 terms=asked(self._embedder, query, nearest),
+                background=background(self._embedder.model),
             )
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)

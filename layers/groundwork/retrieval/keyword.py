@@ -284,28 +284,34 @@ class KeywordIndex(Retriever):
         return kept or [min(terms, key=self._frequencies.__getitem__)]
 
     def hits(
-        self, ranked: Sequence[tuple[int, float]], *, sentences: bool = False, terms: bool = False
+        self,
+        ranked: Sequence[tuple[int, float]],
+        *,
+        sentences: bool = False,
+        meaning: bool = False,
     ) -> list[Hit]:
         """The cards of ``(rowid, score)`` pairs, in the same order; with ``sentences``, the
-        vectors of their sentences as stored, with ``terms`` their latent terms (only the
-        search by meaning reads them)."""
+        vectors of their sentences as stored, with ``meaning`` their own vectors and latent
+        terms (only the search by meaning reads them)."""
         if not ranked:
             return []
         marks = ", ".join("?" * len(ranked))
-        stored = f"{'v.sentences' if sentences else 'NULL'}, {'v.terms' if terms else 'NULL'}"
+        by_meaning = "v.terms, v.vector" if meaning else "NULL, NULL"
+        stored = f"{'v.sentences' if sentences else 'NULL'}, {by_meaning}"
         with self._lock:
             rows = self._db.execute(
                 f"SELECT c.rowid, c.payload, {stored} FROM cards c "
                 f"LEFT JOIN card_vectors v ON v.card_rowid = c.rowid WHERE c.rowid IN ({marks})",
                 [rowid for rowid, _ in ranked],
             ).fetchall()
-        found = {rowid: (payload, blob, terms) for rowid, payload, blob, terms in rows}
+        found = {row[0]: row[1:] for row in rows}
         return [
             Hit(
                 card=Card.model_validate(json.loads(found[rowid][0])),
                 score=score,
                 sentence_vectors=found[rowid][1],
                 latent_terms=found[rowid][2],
+                vector=found[rowid][3],
             )
             for rowid, score in ranked
             if rowid in found

@@ -7,7 +7,8 @@ languages the card read whole and read sentence by sentence err apart. On the Op
 (``bench.multilingual``), questions over the English articles, R@5 of the card's cosine alone →
 the mix: held out (the weights were chosen on de, es, ja, ru and ar: ``--parts mix`` and
 ``answers``) fr 0.84 → 0.90, it 0.80 → 0.92, pt 0.86 → 0.82, zh 0.67 → 0.76, hi 0.76 → 0.84,
-ko 0.78 → 0.86. The cards' sparse latent terms, where they have them, have a share of the mix
+ko 0.78 → 0.86. A card near any question, a hub, is discounted (``retrieval.hubness``), and
+the cards' sparse latent terms, where they have them, have a share of the mix
 (``retrieval.latent_terms``).
 """
 
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from groundwork.retrieval import latent_terms
+import numpy as np
+
+from groundwork.retrieval import hubness, latent_terms
 from groundwork.retrieval.base import min_max
 from groundwork.retrieval.embedded import fuse
 from groundwork.retrieval.sentence_vectors import best_and_mean
@@ -23,7 +26,6 @@ from groundwork.retrieval.sentence_vectors import best_and_mean
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import numpy as np
     import numpy.typing as npt
 
     from groundwork.domain.cards import Hit
@@ -47,19 +49,27 @@ def by_meaning(
     card_weight: float = CARD_WEIGHT,
     mean_weight: float = MEAN_WEIGHT,
     terms: Terms | None = None,
+    background: npt.NDArray[np.float32] | None = None,
+    hub_weight: float = hubness.WEIGHT,
 ) -> list[Hit]:
     """The ``k`` best of ``nearest`` (scored by their card's cosine with ``question``, with their
     stored sentence vectors) by the mix, scored as the fused search scores its vector side
     when no card shares a word: the scale that reading weighs passages by.
 
     Without ``sentences`` (another model embedded them, as with Bedrock's card vectors: their
-    cosine with this question means nothing) the card's cosine alone ranks them."""
+    cosine with this question means nothing) the card's cosine alone ranks them. With the
+    ``background`` of the model, when every card carries its vector, each loses ``hub_weight``
+    times its hubness."""
     mixed = []
     for hit in nearest:
         read = best_and_mean(hit, question) if sentences else None
         best, mean = (hit.score, hit.score) if read is None else read
         rest = 1 - card_weight - mean_weight
         mixed.append(card_weight * hit.score + mean_weight * mean + rest * best)
+    if background is not None and nearest and all(hit.vector for hit in nearest):
+        vectors = np.stack([np.frombuffer(hit.vector or b"", dtype="<f4") for hit in nearest])
+        hubs = hubness.hubness(vectors, background)
+        mixed = [score - hub_weight * float(hub) for score, hub in zip(mixed, hubs, strict=True)]
     if terms is not None:
         shared = latent_terms.shared(terms, nearest)
         mixed = [

@@ -551,6 +551,7 @@ class OpenSearchIndex(Retriever):
     def _by_meaning(self, query: str, where: SearchFilter, k: int) -> list[Hit]:
         """The nearest cards by a plain k-NN query, with their vectors: their cosines are taken
         here, so both indexes rank them again alike (``retrieval.meaning``)."""
+        from groundwork.retrieval.hubness import background
         from groundwork.retrieval.meaning import DEPTH, by_meaning
 
         question = self._embedder.embed([query], role="query")[0]
@@ -561,7 +562,9 @@ class OpenSearchIndex(Retriever):
         nearest = []
         for raw in response["hits"]["hits"]:
             hit = _hit(raw)
-            hit.score = float(np.asarray(raw["_source"]["embedding"], dtype=np.float32) @ question)
+            vector = np.asarray(raw["_source"]["embedding"], dtype="<f4")
+            hit.score = float(vector @ question)
+            hit.vector = vector.tobytes()
             nearest.append(hit)
         return by_meaning(
             question,
@@ -569,6 +572,7 @@ class OpenSearchIndex(Retriever):
             k,
             sentences=self._sentences.model == self._embedder.model,
             terms=asked(self._embedder, query, nearest),
+            background=background(self._embedder.model),
         )
 
     def search_request(
