@@ -292,7 +292,7 @@ class EmbeddedIndex(KeywordIndex):
                 self._db.executemany(
                     "INSERT OR REPLACE INTO reindex_vectors (card_rowid, vector, sentences, terms) "
                     "VALUES (?, ?, ?, ?)",
-                    _rows([rowid for rowid, _ in rows], embedded),
+                    [embedded.row(i, rowid) for i, (rowid, _) in enumerate(rows)],
                 )
             done += len(rows)
             if progress:
@@ -400,18 +400,8 @@ class EmbeddedIndex(KeywordIndex):
             self._db.executemany(
                 "INSERT OR REPLACE INTO card_vectors (card_rowid, vector, sentences, terms) "
                 "VALUES (?, ?, ?, ?)",
-                _rows([rowid for rowid, _ in missing], embedded),
+                [embedded.row(i, rowid) for i, (rowid, _) in enumerate(missing)],
             )
-
-
-def _rows(rowids: Sequence[int], embedded: CardVectors) -> list[tuple[int, bytes, bytes, bytes]]:
-    """The ``card_vectors`` rows of cards ``rowids``, embedded."""
-    return [
-        (rowid, vector.astype("<f4").tobytes(), blob, terms)
-        for rowid, vector, blob, terms in zip(
-            rowids, embedded.vectors, embedded.sentences, embedded.terms, strict=True
-        )
-    ]
 
 
 def passage_text(card: Card) -> str:

@@ -93,6 +93,11 @@ class CardVectors:
     sentences: list[bytes]
     terms: list[bytes]
 
+    def row(self, i: int, rowid: int) -> tuple[int, bytes, bytes, bytes]:
+        """Card ``i``'s ``card_vectors`` row (``card_rowid, vector, sentences, terms``), for
+        the card written as ``rowid``."""
+        return rowid, self.vectors[i].astype("<f4").tobytes(), self.sentences[i], self.terms[i]
+
 
 class KeywordIndex(Retriever):
     """BM25 over text, heading and title; filters are SQL conditions of the same query."""
@@ -183,6 +188,7 @@ class KeywordIndex(Retriever):
                  card.model_dump_json()),
             )  # fmt: skip
             rowid = cursor.lastrowid
+            assert rowid is not None  # an INSERT into a rowid table always sets it
             self._db.execute(
                 "INSERT INTO cards_fts (rowid, text, heading, title, scope) VALUES (?, ?, ?, ?, ?)",
                 (rowid, *_fts_row(card)),
@@ -195,9 +201,8 @@ class KeywordIndex(Retriever):
                 self._db.execute(
                     "INSERT INTO card_vectors (card_rowid, vector, sentences, terms) "
                     "VALUES (?, ?, ?, ?)",
-                    (rowid, vectors.vectors[i].astype("<f4").tobytes(), vectors.sentences[i],
-                     vectors.terms[i]),
-                )  # fmt: skip
+                    vectors.row(i, rowid),
+                )
 
     def delete_source(self, source_id: str) -> int:
         with self._transaction():
