@@ -116,6 +116,27 @@ def test_given_a_word_document_when_parsed_then_headings_lists_tables_and_code_a
     _located(document)
 
 
+def test_given_a_word_document_from_heading_2_when_parsed_then_its_headings_are_siblings() -> None:
+    raw = docx(
+        [
+            ("Heading2", "Leave"),
+            (None, "Staff get 25 days."),
+            ("Heading3", "Sick leave"),
+            (None, "Tell your manager."),
+            ("Heading2", "Expenses"),
+            (None, "Keep the receipts."),
+        ]
+    )
+
+    document = parse(".docx", raw)
+
+    assert [p.heading_path for p in document.passages] == [
+        ["Leave"],
+        ["Leave", "Sick leave"],
+        ["Expenses"],
+    ]
+
+
 def test_given_a_word_document_with_core_properties_when_parsed_then_they_name_it() -> None:
     raw = docx([("Heading1", "Scope"), (None, "It covers staff.")], title="Staff Handbook")
 
@@ -184,6 +205,57 @@ def test_given_markdown_with_setext_headings_when_parsed_then_they_are_headings(
 
     assert document.title == "Title"
     assert [p.heading_path for p in document.passages] == [["Title"], ["Title", "Part"]]
+    _located(document)
+
+
+def test_given_markdown_starting_at_level_2_when_parsed_then_a_later_level_2_is_a_sibling() -> None:
+    page = "## Install\n\nRun pip.\n\n### From source\n\nClone it.\n\n## Usage\n\nCall it.\n"
+
+    document = parse_markdown(page)
+
+    assert [p.heading_path for p in document.passages] == [
+        ["Install"],
+        ["Install", "From source"],
+        ["Usage"],
+    ]
+
+
+def test_given_a_setext_heading_with_no_blank_line_under_it_when_parsed_then_it_is_a_heading() -> (
+    None
+):
+    document = parse_markdown("ripgrep (rg)\n------------\nripgrep searches recursively.\n")
+
+    assert [(p.heading_path, p.text) for p in document.passages] == [
+        (["ripgrep (rg)"], "ripgrep searches recursively.")
+    ]
+    _located(document)
+
+
+def test_given_a_list_over_a_rule_when_parsed_then_the_rule_does_not_make_it_a_heading() -> None:
+    document = parse_markdown("# Steps\n\n- one\n- two\n---\n\nDone.\n")
+
+    assert {tuple(p.heading_path) for p in document.passages} == {("Steps",)}
+    assert "- one\n- two" in document.passages[0].text
+
+
+def test_given_markdown_with_html_headings_when_parsed_then_they_are_headings() -> None:
+    page = (
+        "## FAQ\n\n"
+        '<h3 name="config">\nDoes it read a <code>config</code> file?\n</h3>\n\n'
+        "Yes, see the guide.\n\n"
+        '<h3 name="dfa">How do I make <code>-f</code> faster?</h3>\n'
+        "Raise the DFA size.\n\n"
+        '<h2 align="center">\nUnclosed\n\n'
+        "A blank line ends it.\n"
+    )
+
+    document = parse_markdown(page)
+
+    assert [(p.heading_path, p.text) for p in document.passages] == [
+        (["FAQ", "Does it read a config file?"], "Yes, see the guide."),
+        (["FAQ", "How do I make -f faster?"], "Raise the DFA size."),
+        (["Unclosed"], "A blank line ends it."),
+    ]
     _located(document)
 
 

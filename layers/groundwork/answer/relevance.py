@@ -63,7 +63,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.138, 5.947, -0.277, 2.938, 2.273, 1.971, 0.000)
+PASSAGE_WEIGHTS = (-0.244, 5.821, -0.608, 3.077, 2.967, 1.445, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -93,8 +93,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    3.519, 1.718, 1.317, 0.089, 0.081, 1.269, -0.144, 0.817, 0.070, -1.276, 2.840, 1.146,
-    -0.247, -0.944, -1.253, 0.000, 0.221, 0.160, 1.512, -0.081, -0.825, 0.201, 1.088, 0.996,
+    3.847, 1.615, 1.050, -0.115, 1.083, 0.966, 0.147, 0.895, 0.226, -1.279, 2.968, 1.417,
+    -0.255, -1.414, -1.330, 0.000, 0.318, 0.069, 1.230, -0.266, 0.108, 0.249, 0.957, 0.803,
     1.000,
 )  # fmt: skip
 

@@ -130,6 +130,13 @@ def passage_tags(document: Document, passage: Passage, extra: Sequence[str] = ()
     return sorted({*document.tags, *passage.tags, *extra})
 
 
+def nested(outline: list[tuple[int, str]], level: int, title: str) -> list[tuple[int, str]]:
+    """The open headings, each with its level, once ``title`` opens at ``level``: it closes
+    every one at its level or deeper, whatever level the document starts at (a page whose
+    first heading is ``##`` is no child of it at its next ``##``)."""
+    return [(lvl, t) for lvl, t in outline if lvl < level] + [(level, title)]
+
+
 def slug(heading: str) -> str:
     """The anchor GitHub-style renderers give a heading."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())

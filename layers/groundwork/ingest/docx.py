@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from groundwork.ingest.document import TextBuilder, answer_of, pack, slug
+from groundwork.ingest.document import TextBuilder, answer_of, nested, pack, slug
 from groundwork.ingest.packages import Package, core_properties, local
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class _Reader:
         self.document = document
         self.styles = styles
         self.built = TextBuilder()
-        self.path: list[str] = []
+        self.outline: list[tuple[int, str]] = []
         self.paragraphs: list[str] = []
         self.code: list[str] = []
         self.first_heading: str | None = None
@@ -99,7 +99,7 @@ class _Reader:
             self.document.title = self.document.title or line
         elif style.heading:
             self._flush()
-            self.path = [*self.path[: style.heading - 1], line]
+            self.outline = nested(self.outline, style.heading, line)
             self.first_heading = self.first_heading or line
             self.built.add(line)
         else:
@@ -118,13 +118,14 @@ class _Reader:
             self.code = []
 
     def _flush(self) -> None:
-        anchor = slug(self.path[-1]) if self.path else None
+        path = [title for _, title in self.outline]
+        anchor = slug(path[-1]) if path else None
         for piece, reference in pack(self.paragraphs, PASSAGE_CHARS):
             text, questions = answer_of(piece)
             for question in questions[:1]:
                 self.built.add(question)
             self.document.passages.append(
-                self.built.passage(text, self.path + questions[:1], anchor, reference)
+                self.built.passage(text, path + questions[:1], anchor, reference)
             )
         self.paragraphs.clear()
 

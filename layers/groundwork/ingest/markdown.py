@@ -4,20 +4,33 @@ Passages keep their Markdown as written, so a citation quotes the file exactly, 
 reader of the rendered page never sees: HTML comments (``<!-- markdownlint-disable … -->``),
 MkDocs' ``::: package.name`` directives, which stand for API documentation made elsewhere, and
 HTML tags (``<aside class="pquote">``, ``<img …>``, ``<a name="…"></a>``), whose text is kept:
-an answer quoting the page quotes what it shows. An admonition's marker (``!!! warning``) is
-shown as its title ("Warning:").
+an answer quoting the page quotes what it shows. An HTML heading standing as a block
+(``<h3 name="config">`` … ``</h3>``, as READMEs and FAQs on GitHub write them) is a heading.
+An admonition's marker (``!!! warning``) is shown as its title ("Warning:").
 """
 
 from __future__ import annotations
 
 import re
 
-from groundwork.ingest.document import Document, TextBuilder, answer_of, is_content, pack, slug
+from groundwork.ingest.document import (
+    Document,
+    TextBuilder,
+    answer_of,
+    is_content,
+    nested,
+    pack,
+    slug,
+)
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 # "Title" over a line of "=" (level 1) or "-" (level 2): a setext heading.
 _UNDERLINE = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE = re.compile(r"^(```|~~~)")
+# A list item or a quote: a line of "-" under it ends it (a rule), it does not underline it.
+_CONTAINER = re.compile(r"^\s{0,3}(?:[-*+]\s|\d{1,9}[.)]\s|>)")
+# An HTML heading opening a line; its text runs to "</hN>", on this line or later ones.
+_HTML_HEADING = re.compile(r"^\s{0,3}<h([1-6])(?:\s[^<>]*)?>(.*)$", re.IGNORECASE)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 # An HTML comment, outside inline code (kept as group 1); an unclosed one runs on.
@@ -44,6 +57,7 @@ def parse_markdown(text: str) -> Document:
     document = Document()
     body = _front_matter(text, document)
     built = TextBuilder()
+    outline: list[tuple[int, str]] = []
     path: list[str] = []
     anchor: str | None = None
     paragraphs: list[str] = []
@@ -63,7 +77,8 @@ def parse_markdown(text: str) -> Document:
             level, title = heading
             if level == 1 and document.title is None:
                 document.title = title
-            path = [*path[: level - 1], title]
+            outline = nested(outline, level, title)
+            path = [t for _, t in outline]
             anchor = slug(title)
             built.add(title)
         elif is_content(block):
@@ -80,7 +95,7 @@ def _heading(block: str) -> tuple[int, str] | None:
         atx = _HEADING.match(block)
         return (len(atx.group(1)), _inline(atx.group(2))) if atx else None
     underline = _UNDERLINE.match(lines[-1])
-    if underline and not _FENCE.match(lines[0].strip()):
+    if underline and not _FENCE.match(lines[0].strip()) and not _CONTAINER.match(lines[0]):
         return (1 if underline.group(1)[0] == "=" else 2), _inline(" ".join(lines[:-1]).strip())
     return None
 
@@ -107,34 +122,54 @@ def _blocks(body: str) -> list[str]:
     current: list[str] = []
     fenced = False
     commented = False
+    heading: tuple[int, list[str]] | None = None  # an HTML heading's level and text so far
+
+    def end() -> None:
+        if current:
+            blocks.append("\n".join(current))
+            current.clear()
+
     for line in body.splitlines():
         if not fenced:
             line, commented, hidden = _visible(line, commented)
             if hidden:
                 continue
+            opened = None if heading else _HTML_HEADING.match(line)
+            if opened:
+                end()
+                heading, line = (int(opened.group(1)), []), opened.group(2)
+            if heading:
+                level, text = heading
+                closed = re.search(rf"</h{level}\s*>", line, re.IGNORECASE)
+                text.append(_shown(line[: closed.start()] if closed else line))
+                # As an HTML block, the heading ends at its closing tag or a blank line.
+                if not closed and (opened or line.strip()):
+                    continue
+                title = " ".join(" ".join(text).split())
+                if title:
+                    blocks.append(f"{'#' * level} {title}")
+                heading = None
+                line = line[closed.end() :] if closed else ""
             line = _shown(line)
         if _FENCE.match(line.strip()):
             current.append(line)
             fenced = not fenced
             if not fenced:
-                blocks.append("\n".join(current))
-                current = []
+                end()
             continue
         if fenced:
             current.append(line)
         elif not line.strip():
-            if current:
-                blocks.append("\n".join(current))
-                current = []
+            end()
         elif _HEADING.match(line):
-            if current:
-                blocks.append("\n".join(current))
-                current = []
+            end()
             blocks.append(line)
         else:
             current.append(line)
-    if current:
-        blocks.append("\n".join(current))
+            # A setext underline ends its heading even where no blank line follows.
+            if len(current) > 1 and _UNDERLINE.match(line) and _heading("\n".join(current)):
+                end()
+    end()
     return [b.strip() for b in blocks if b.strip() and not _DIRECTIVE.match(b.split("\n")[0])]
 
 

@@ -16,7 +16,15 @@ from __future__ import annotations
 import re
 import textwrap
 
-from groundwork.ingest.document import Document, TextBuilder, answer_of, gutenberg, is_content, pack
+from groundwork.ingest.document import (
+    Document,
+    TextBuilder,
+    answer_of,
+    gutenberg,
+    is_content,
+    nested,
+    pack,
+)
 
 PASSAGE_CHARS = 900
 
@@ -78,7 +86,7 @@ def parse_text(text: str) -> Document:
             paragraphs.append(block)
             continue
         flush()
-        path = [(lvl, t) for lvl, t in path if lvl < level] + [(level, title)]
+        path = nested(path, level, title)
         # A section opened inside a paragraph is cited by its place: "Article 1, Section 8".
         reference = ", ".join(t for _, t in path) if inline and level is not None else None
         if inline:
