@@ -286,7 +286,10 @@ def test_given_markdown_with_html_tags_when_parsed_then_their_text_is_kept_witho
         "  A welcoming community is an investment.\n"
         '  <p markdown="1" class="pquote-credit">\n— @someone\n  </p>\n</aside>\n\n'
         '<a name="public-data"></a>**Public data**: a name<br>and a <code>login</code>.\n\n'
-        "Generics are written `List<int>` or List<T>; see <https://example.org>.\n"
+        "Generics are written `List<int>` or List<T>; see <https://example.org>.\n\n"
+        '<div style="position: relative;">\n  <iframe\n    src="https://example.org/embed"\n'
+        "    allowfullscreen\n  ></iframe>\n</div>\n\nAfter the video.\n\n"
+        "Compare x <b with y.\n"
     )
 
     document = parse_markdown(page)
@@ -294,7 +297,8 @@ def test_given_markdown_with_html_tags_when_parsed_then_their_text_is_kept_witho
     assert [p.text for p in document.passages] == [
         "A welcoming community is an investment.\n\n— @someone\n\n"
         "**Public data**: a name and a login.\n\n"
-        "Generics are written `List<int>` or List<T>; see <https://example.org>."
+        "Generics are written `List<int>` or List<T>; see <https://example.org>.\n\n"
+        "After the video.\n\nCompare x <b with y."
     ]
     _located(document)
 

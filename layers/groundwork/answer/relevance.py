@@ -63,7 +63,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.244, 5.821, -0.608, 3.077, 2.967, 1.445, 0.000)
+PASSAGE_WEIGHTS = (-0.219, 5.903, -0.391, 3.204, 3.533, 1.412, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -93,8 +93,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    3.847, 1.615, 1.050, -0.115, 1.083, 0.966, 0.147, 0.895, 0.226, -1.279, 2.968, 1.417,
-    -0.255, -1.414, -1.330, 0.000, 0.318, 0.069, 1.230, -0.266, 0.108, 0.249, 0.957, 0.803,
+    4.230, 1.653, 1.009, -0.187, 0.883, 0.932, -0.010, 0.870, 0.131, -1.693, 3.072, 1.451,
+    -0.438, -1.574, -1.360, 0.000, 0.300, 0.012, 1.320, -0.166, 0.215, 0.304, 0.913, 0.827,
     1.000,
 )  # fmt: skip
 

@@ -37,15 +37,19 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 _COMMENT = re.compile(r"(`+[^`]*`+)|<!--.*?(?:-->|$)")
 # mkdocstrings' "::: httpx.Client" (its options indented under it).
 _DIRECTIVE = re.compile(r"^:::\s+[\w.]+\s*$")
-# An HTML tag outside inline code (kept as group 1). Only HTML's own elements: a "<T>" of a
-# sentence about generics, or an autolink "<https://…>", is text.
-_TAG = re.compile(
-    r"(`+[^`]*`+)|</?(?:a|abbr|aside|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl"
-    r"|dt|em|figcaption|figure|font|h[1-6]|hr|i|img|input|ins|kbd|label|li|mark|ol|p|picture|q"
+# HTML's own elements: a "<T>" of a sentence about generics, or an autolink "<https://…>", is
+# text.
+_ELEMENTS = (
+    r"a|abbr|aside|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl|dt|em|embed"
+    r"|figcaption|figure|font|h[1-6]|hr|i|iframe|img|input|ins|kbd|label|li|mark|ol|p|picture|q"
     r"|s|section|small|source|span|strike|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul"
-    r"|video)(?:\s[^<>]*)?/?>",
-    re.IGNORECASE,
+    r"|video"
 )
+# An HTML tag outside inline code (kept as group 1).
+_TAG = re.compile(rf"(`+[^`]*`+)|</?(?:{_ELEMENTS})(?:\s[^<>]*)?/?>", re.IGNORECASE)
+# A line opening a tag whose attributes run on past it ("<iframe" over lines of "src=…", then
+# ">"), as an HTML block does; within a sentence "x <b then" is text.
+_OPEN_TAG = re.compile(rf"^\s*<(?:{_ELEMENTS})(?:\s[^<>]*)?$", re.IGNORECASE)
 # MkDocs' (and Python-Markdown's) admonition: "!!! note", "!!! tip \"Gotcha\"", "??? warning".
 _ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$')
 _FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
@@ -123,6 +127,7 @@ def _blocks(body: str) -> list[str]:
     fenced = False
     commented = False
     heading: tuple[int, list[str]] | None = None  # an HTML heading's level and text so far
+    in_tag = False  # inside a tag whose attributes run on over lines
 
     def end() -> None:
         if current:
@@ -134,6 +139,7 @@ def _blocks(body: str) -> list[str]:
             line, commented, hidden = _visible(line, commented)
             if hidden:
                 continue
+            line, in_tag = _outside_tags(line, in_tag)
             opened = None if heading else _HTML_HEADING.match(line)
             if opened:
                 end()
@@ -195,6 +201,20 @@ def _visible(line: str, commented: bool) -> tuple[str, bool, bool]:
 
     line = _COMMENT.sub(drop, line).rstrip()
     return line, opened, bool(original.strip()) and not line.strip()
+
+
+def _outside_tags(line: str, in_tag: bool) -> tuple[str, bool]:
+    """The line less a tag that runs on over lines (its lines are a line of tags alone: a
+    paragraph's end); whether the tag runs on past it. A blank line ends it, as it ends an
+    HTML block: a line that only looked like one swallows its paragraph at most."""
+    if in_tag:
+        end = line.find(">")
+        if end < 0:
+            return "", bool(line.strip())
+        line = line[end + 1 :]
+    if _OPEN_TAG.match(line):
+        return "", True
+    return line, False
 
 
 def _shown(line: str) -> str:
