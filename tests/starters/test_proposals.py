@@ -225,6 +225,19 @@ def test_given_the_configured_proposer_when_an_answer_is_not_answerable_then_it_
     assert answerable("Q?", Answer(text="x [1]", citations=[], answerability=0.9)) is True
 
 
+def test_given_an_answer_just_above_the_refusal_threshold_then_it_is_no_starter() -> None:
+    from groundwork.answer.confidence import THRESHOLD
+    from groundwork.answer.service import Answer
+    from groundwork.starters.proposer import STARTER_CONFIDENCE, clearly_answered
+
+    barely = Answer(text="x [1]", citations=[], confidence=THRESHOLD + 0.01)
+    clearly = Answer(text="x [1]", citations=[], confidence=STARTER_CONFIDENCE)
+
+    assert STARTER_CONFIDENCE > 2 * THRESHOLD
+    assert clearly_answered("Q?", barely) is False
+    assert clearly_answered("Q?", clearly) is True
+
+
 def test_given_tagged_documents_when_proposed_then_each_starter_carries_the_tags_it_is_drawn_from(
     tmp_path: Path, service: Service
 ) -> None:

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 TRIES_PER_STARTER = 3
 #: Two proposals sharing more than this share of their content words are one question twice.
 _OVERLAP = 0.5
+#: The least confidence of a starter's answer: about three times the refusal threshold
+#: (``answer.confidence.THRESHOLD``). One proposed at 0.21 on The Federalist fell to 0.10, a
+#: refusal, once two more collections were ingested.
+STARTER_CONFIDENCE = 0.3
 
 
 def cited(_: str, answer: Answer) -> bool:
@@ -39,6 +43,13 @@ def cited(_: str, answer: Answer) -> bool:
     return bool(answer.citations) and not any(
         is_boilerplate(c.cited_text) for c in answer.citations
     )
+
+
+def clearly_answered(_: str, answer: Answer) -> bool:
+    """The answer's confidence is well above what an answer needs: a starter is offered as a
+    question the documents answer, and must stay answered while the collection grows (other
+    documents ingested move the keyword statistics, and the scores with them)."""
+    return answer.confidence >= STARTER_CONFIDENCE
 
 
 def answerable(_: str, answer: Answer) -> bool:
@@ -53,8 +64,8 @@ class StarterProposer:
     answers: AnswerService
     store: StarterStore
     per_source: int = 3
-    #: Every check must pass; ``cited`` always runs first. ``starters.factory`` adds the
-    #: answer pipeline's answerability check (``answerable``).
+    #: Every check must pass; ``cited`` and ``clearly_answered`` always run first.
+    #: ``starters.factory`` adds the answer pipeline's answerability check (``answerable``).
     checks: Sequence[AnswerCheck] = field(default_factory=tuple)
 
     def propose(
@@ -95,7 +106,8 @@ class StarterProposer:
             SearchFilter(collections=[collection]),
             AnswerOptions(language=candidate.language),
         )
-        return all(check(candidate.text, answer) for check in (cited, *self.checks))
+        checks = (cited, clearly_answered, *self.checks)
+        return all(check(candidate.text, answer) for check in checks)
 
 
 def _drawn_from_tags(document: Document, candidate: Candidate, extra: Sequence[str]) -> list[str]:
