@@ -25,7 +25,7 @@ from groundwork.embeddings.base import EmbeddingModel
 from groundwork.embeddings.models import MINILM
 from groundwork.retrieval.base import KEYWORD_WEIGHT, IndexEmbedderMismatch, min_max
 from groundwork.retrieval.keyword import CardVectors, KeywordIndex, filter_sql, reported
-from groundwork.retrieval.latent_terms import asked, card_terms
+from groundwork.retrieval.latent_terms import card_terms
 from groundwork.retrieval.rerank import COVERAGE_WEIGHT, RERANK_DEPTH, SENTENCE_WEIGHT, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
@@ -205,22 +205,14 @@ class EmbeddedIndex(KeywordIndex):
     ) -> list[Hit]:
         self._check()
         if not lexical:
-            from groundwork.retrieval.hubness import background
-            from groundwork.retrieval.meaning import DEPTH, by_meaning
+            from groundwork.retrieval.meaning import DEPTH, rank_nearest
 
             if not self._allows_any(where):
                 return []
             question = self._embedder.embed([query], role="query")[0]
             ranking = self.vector_ranking(question, where, max(DEPTH, k))
             nearest = self.hits(ranking, sentences=True, meaning=True)
-            return by_meaning(
-                question,
-                nearest,
-                k,
-                sentences=self._sentences.model == self._embedder.model,
-                terms=asked(self._embedder, query, nearest),
-                background=background(self._embedder.model),
-            )
+            return rank_nearest(self._embedder, self._sentences, query, question, nearest, k)
         if quality == "fast":
             return self.hits(self.keyword_ranking(query, where, k), sentences=True)
         keyword = self.keyword_ranking(query, where, max(PRECISE_POOL, k))

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from groundwork.domain.cards import Hit
-    from groundwork.embeddings.base import Terms
+    from groundwork.embeddings.base import Embedder, Terms
 
 #: The nearest cards ranked again.
 DEPTH = 30
@@ -81,3 +81,24 @@ def by_meaning(
         nearest[i].score = score
         ranked.append(nearest[i])
     return ranked
+
+
+def rank_nearest(
+    embedder: Embedder,
+    sentences: Embedder,
+    query: str,
+    question: npt.NDArray[np.float32],
+    nearest: Sequence[Hit],
+    k: int,
+) -> list[Hit]:
+    """:func:`by_meaning` as both indexes rank their nearest cards: the cards' sentences read
+    when ``sentences`` (what embedded them) has the question's model, their latent terms when
+    every card has them, the hub discount when the model's background ships."""
+    return by_meaning(
+        question,
+        nearest,
+        k,
+        sentences=sentences.model == embedder.model,
+        terms=latent_terms.asked(embedder, query, nearest),
+        background=hubness.background(embedder.model),
+    )

@@ -55,7 +55,7 @@ from groundwork.retrieval.base import (
     SearchFilter,
     day,
 )
-from groundwork.retrieval.latent_terms import asked, card_terms
+from groundwork.retrieval.latent_terms import card_terms
 from groundwork.retrieval.rerank import RERANK_DEPTH, rerank
 from groundwork.retrieval.sentence_vectors import embed_sentences
 
@@ -551,8 +551,7 @@ class OpenSearchIndex(Retriever):
     def _by_meaning(self, query: str, where: SearchFilter, k: int) -> list[Hit]:
         """The nearest cards by a plain k-NN query, with their vectors: their cosines are taken
         here, so both indexes rank them again alike (``retrieval.meaning``)."""
-        from groundwork.retrieval.hubness import background
-        from groundwork.retrieval.meaning import DEPTH, by_meaning
+        from groundwork.retrieval.meaning import DEPTH, rank_nearest
 
         question = self._embedder.embed([query], role="query")[0]
         body = self.knn_request(question, filter_clauses(where), max(DEPTH, k))
@@ -566,14 +565,7 @@ class OpenSearchIndex(Retriever):
             hit.score = float(vector @ question)
             hit.vector = vector.tobytes()
             nearest.append(hit)
-        return by_meaning(
-            question,
-            nearest,
-            k,
-            sentences=self._sentences.model == self._embedder.model,
-            terms=asked(self._embedder, query, nearest),
-            background=background(self._embedder.model),
-        )
+        return rank_nearest(self._embedder, self._sentences, query, question, nearest, k)
 
     def search_request(
         self, query: str, where: SearchFilter, k: int, question: npt.NDArray[np.float32] | None
