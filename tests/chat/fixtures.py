@@ -56,6 +56,7 @@ def cards() -> list[Card]:
             source_id="baltimore",
             text=answer,
             heading=question,
+            heading_path=[question],  # as ingest writes it: the path ends in the heading
             title="Baltimore Catechism",
             url=f"https://example.org/catechism#{n}",
             tags=["sacraments"] if "sacrament" in answer else [],

@@ -62,7 +62,9 @@ def test_given_a_sentence_on_why_and_one_with_the_years_when_asked_how_long_then
         ("Who made the world?", "name"),
         ("In 1890, who did the university decide to team up with?", "name"),
         ("By whom was the fort destroyed?", "name"),
-        ("Where was the treaty signed?", "name"),
+        ("Where was the treaty signed?", "place"),
+        ("Where do the ashes for Ash Wednesday come from?", None),  # an origin
+        ("Why can't a body reach the speed of light, no matter how much energy?", None),
         ("What is prayer?", None),
         # "when" and "who" that open a clause of the question, not the question itself
         ("When violence is used, what is civil disobedience sometimes called?", None),
@@ -88,8 +90,17 @@ def test_given_a_question_then_the_kind_of_answer_it_asks_for_is_read_from_its_a
         ("number", "How many men went?", "He was given 300 men.", True),
         ("number", "How long did Christ live on earth?", "He lived thirty-three years.", True),
         ("number", "How many men went?", "Many men went with him.", False),
+        ("number", "How many cardinals are there?", "The whole number is seventy.", True),
+        ("number", "How often is the militia called?", "Once or twice in a year.", True),
+        ("date", "When is the training due?", "Training is due one month after you start.", True),
+        ("date", "When is the I-9 due?", "Complete it within your first 3 days.", True),
+        ("date", "When is the I-9 due?", "Complete it with your manager.", False),
         ("name", "Who made the world?", "God made the world.", True),
         ("name", "Who led Fort Coligny?", "Fort Coligny was led by them.", False),
+        ("place", "Where was the treaty signed?", "It was signed in Paris.", True),
+        ("place", "Where can I keep state?", "You can use the `app.state` attribute.", True),
+        ("place", "Where are requests posted?", "They go to our [repository](https://x.y).", True),
+        ("place", "Where can I keep state?", "you can keep it there.", False),
         (None, "What is prayer?", "Prayer is the lifting up of our minds.", True),
     ],
 )

@@ -116,3 +116,22 @@ def test_given_a_name_with_a_typographic_apostrophe_in_the_passage_then_it_is_no
     found = gather("When did Flann O'Brien write The Third Policeman?", passages, get_embedder())
 
     assert features(found)[NAMES] == 0.0
+
+
+def test_given_the_author_of_a_section_named_in_the_question_then_the_name_is_not_absent() -> None:
+    paper = Card(
+        id="f-2", collection="k", source_id="s", url="k#2", author="Jay",
+        heading_path=["FEDERALIST No. 2"], title="The Federalist Papers",
+        text="Providence has been pleased to give this one connected country to one united "
+        "people, descended from the same ancestors and speaking the same language.",
+    )  # fmt: skip
+
+    found = gather("What did Jay say the people had in common?", [paper], get_embedder())
+    unsigned = gather(
+        "What did Jay say the people had in common?",
+        [paper.model_copy(update={"author": None})],
+        get_embedder(),
+    )
+
+    assert features(found)[NAMES] == 0.0
+    assert features(unsigned)[NAMES] == 1.0

@@ -46,11 +46,33 @@ def test_given_fewer_sections_than_asked_when_choosing_then_the_rest_fill_in_sco
 
 def test_given_cards_under_a_title_alone_when_choosing_then_each_is_its_own_section() -> None:
     # Plain text and articles without sections: every card has the document's title alone.
-    ranked = hits(("p1", ["Treaty of Ghent"]), ("p2", ["Treaty of Ghent"]), ("p3", []))
+    ranked = [
+        Hit(card=card("p1", "p", heading_path=["Treaty of Ghent"], title="Treaty of Ghent"),
+            score=0.9),
+        Hit(card=card("p2", "p", heading_path=["Treaty of Ghent"], title="Treaty of Ghent"),
+            score=0.8),
+        Hit(card=card("p3", "p", title="Treaty of Ghent"), score=0.7),
+    ]  # fmt: skip
 
     chosen = one_per_section(ranked, 3)
 
     assert ids(chosen) == ["p1", "p2", "p3"]
+
+
+def test_given_a_top_level_section_of_a_titled_document_when_choosing_then_it_is_one_section() -> (
+    None
+):
+    """Given a Markdown page whose title is in its front matter, so that its `##` sections are
+    heading paths of one level, when its cards are chosen, then one section's cards do not
+    crowd out another's."""
+    audience = ["Go where your project's audience is"]
+    ranked = [
+        Hit(card=card(f"a{n}", "a", heading_path=audience, title="Finding Users"), score=1 - n / 10)
+        for n in range(3)
+    ] + [Hit(card=card("b1", "b", heading_path=["Build a reputation"], title="Finding Users"),
+             score=0.5)]  # fmt: skip
+
+    assert ids(one_per_section(ranked, 2)) == ["a0", "b1"]
 
 
 def test_given_the_same_headings_in_two_documents_when_choosing_then_they_are_two_sections() -> (

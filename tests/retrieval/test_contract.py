@@ -238,6 +238,24 @@ def test_given_fast_quality_when_searching_then_keywords_match_and_no_model_is_c
     assert embedder.calls == calls
 
 
+@pytest.mark.parametrize("quality", QUALITIES)
+def test_given_sections_by_two_authors_when_a_question_names_one_then_its_section_ranks_first(
+    retriever: Retriever, quality: Quality
+) -> None:
+    """Given two sections on the same subject by different authors, when a question names one
+    of them ("according to Jay"), then that author's section ranks first, on either backend."""
+    retriever.upsert(
+        [
+            card("hamilton", "war between the states would follow disunion", author="Hamilton"),
+            card("jay", "war between the states would follow disunion", author="Jay"),
+        ]
+    )
+
+    found = ids(retriever, "why would war follow disunion, according to Jay?", ALL, 2, quality)
+
+    assert found[0] == "jay"
+
+
 def test_given_japanese_when_searching_by_keywords_then_character_pairs_match(
     retriever: Retriever,
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -260,3 +261,24 @@ def test_given_an_index_from_before_the_model_was_recorded_then_it_holds_minilms
     with pytest.raises(IndexEmbedderMismatch):
         reopened.search("senate", ALL, 1, quality="fast")
     assert [hit.card.id for hit in KeywordIndex(path).search("senate", ALL, 1)] == ["a"]
+
+
+def test_given_a_word_index_written_before_authors_were_searched_when_opened_then_they_are(
+    tmp_path: Path,
+) -> None:
+    """Given a word index of the format before the author stood beside the title, when the
+    index is opened, then it is rebuilt from its cards and a question naming the author finds
+    the card."""
+    path = tmp_path / "index.sqlite3"
+    written = KeywordIndex(path)
+    written.upsert([card("jay", "foreign force and influence", author="Jay")])
+    written.close()
+    old = sqlite3.connect(path)
+    old.execute("UPDATE cards_fts SET title = ''")
+    old.execute("PRAGMA user_version = 2")
+    old.commit()
+    old.close()
+
+    hits = KeywordIndex(path).search("What did Jay say?", ALL, 5)
+
+    assert [hit.card.id for hit in hits] == ["jay"]

@@ -113,7 +113,15 @@ FILTERS = [
 SOURCE = {"includes": ["card", "sentence_vectors"]}
 KEYWORD = {
     "bool": {
-        "must": [{"multi_match": {"query": "tax", "fields": ["text^10", "heading^4", "title^2"]}}],
+        "must": [
+            {
+                "multi_match": {
+                    "query": "tax",
+                    "fields": ["text^10", "heading^4", "title^2"],
+                    "type": "most_fields",  # the fields' scores add up, as FTS5's columns do
+                }
+            }
+        ],
         "filter": FILTERS,
     }
 }

@@ -5,15 +5,16 @@ come back together: the first five by score were often three cards of one sectio
 two chances to find the section that answers. So the ``k`` passages are chosen from the best
 ``POOL_FACTOR * k``: the best card of each section, in score order, then the sections' other
 cards, in score order, when there are fewer than ``k`` sections. A card directly under its
-document's title (a heading path of one level, or none: plain text, an article without
-sections) is a section of its own, so a document without headings is not read one card at a
-time.
+document's title (a heading path that is the title alone, or none: plain text, an article
+without sections) is a section of its own, so a document without headings is not read one
+card at a time; a page whose title is not among its headings (Markdown's front matter, a
+book's metadata) has its top-level sections as heading paths of one level, and each is one
+section.
 
-On the Open Source Guides of ``bench.multilingual`` (sections of several cards) the right
-section is among the five 0.88 of the time rather than 0.85 for questions in eleven languages
-over the English documents, and 0.91 rather than 0.88 over each language's own; on the
-real-question benchmark, whose sections are mostly one card, nothing moves
-(docs/retrieval.md, "One card per section").
+The Open Source Guides of ``bench.multilingual`` (sections of several cards) find the right
+section among the five more often this way (in most languages, and less in none); on the
+real-question benchmark, whose sections are mostly one card, nothing moves (docs/retrieval.md,
+"One card per section", has the figures).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def one_per_section(hits: Sequence[Hit], k: int) -> list[Hit]:
 
 
 def _section(card: Card) -> tuple[str, ...]:
-    if len(card.heading_path) < 2:
+    path = card.heading_path
+    if not path or path == [card.title]:
         return (card.id,)
-    return (card.collection, card.source_id, *card.heading_path)
+    return (card.collection, card.source_id, *path)

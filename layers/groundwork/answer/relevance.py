@@ -58,12 +58,12 @@ PASSAGE_FEATURES = (
     "rank",  # 0 for the first passage retrieval gives
     "score",  # its retrieval score over the first passage's
     "coverage",  # weighted share of the question's content words in its text and headings
-    "heading",  # … in its title and headings alone
+    "heading",  # … in its title, author and headings alone
     "best unit",  # its best candidate unit's coverage
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.219, 5.903, -0.391, 3.204, 3.533, 1.412, 0.000)
+PASSAGE_WEIGHTS = (-0.203, 6.058, 0.083, 3.369, 2.948, 1.412, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -93,8 +93,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    4.230, 1.653, 1.009, -0.187, 0.883, 0.932, -0.010, 0.870, 0.131, -1.693, 3.072, 1.451,
-    -0.438, -1.574, -1.360, 0.000, 0.300, 0.012, 1.320, -0.166, 0.215, 0.304, 0.913, 0.827,
+    4.147, 1.619, 1.093, -0.213, 0.909, 1.281, -0.004, 1.110, 0.129, -2.310, 3.038, 1.393,
+    -0.408, -1.625, -1.334, 0.000, 0.313, 0.007, 1.283, -0.191, 0.247, 0.316, 0.908, 0.819,
     1.000,
 )  # fmt: skip
 
@@ -346,8 +346,8 @@ def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None
     passage_features: list[tuple[float, ...]] = []
     coverages = []
     for p, card in enumerate(passages):
-        described = set(terms(" ".join([card.title or "", *card.heading_path, card.text])))
-        heading = set(terms(" ".join([card.title or "", *card.heading_path])))
+        described = set(terms(" ".join([card.byline, *card.heading_path, card.text])))
+        heading = set(terms(" ".join([card.byline, *card.heading_path])))
         candidates = [placed[i] for i in by_passage[p] if placed[i].candidate]
         coverages.append(share(described))
         passage_features.append(
@@ -425,9 +425,7 @@ def evidence_of(
         None not in (asked_in, written_in) and asked_in != written_in,
         reading.question,
         tuple(frozenset(words(_described(card))) for card in passages),
-        tuple(
-            frozenset(words(" ".join([card.title or "", *card.heading_path]))) for card in passages
-        ),
+        tuple(frozenset(words(" ".join([card.byline, *card.heading_path]))) for card in passages),
     )
 
 
@@ -477,7 +475,8 @@ def _dot(weights: Sequence[float], values: Sequence[float]) -> float:
 
 
 def _described(card: Card) -> str:
-    """The card's text with its title and headings, which name what it is about; apostrophes
-    plain, as the answerability check reads the question's names ("O’Brien" is "O'Brien")."""
-    described = " ".join([card.title or "", *card.heading_path, card.heading or "", card.text])
+    """The card's text with its title, author and headings, which name what it is about;
+    apostrophes plain, as the answerability check reads the question's names ("O’Brien" is
+    "O'Brien")."""
+    described = " ".join([card.byline, *card.heading_path, card.heading or "", card.text])
     return plain_apostrophes(described)

@@ -32,6 +32,12 @@ class Card(BaseModel):
     page: int | None = None
     page_end: int | None = None
 
+    @property
+    def byline(self) -> str:
+        """Its title and author, as searched: a question may name who wrote a section
+        ("What did Jay say …") as readily as its title."""
+        return " ".join(part for part in (self.title, self.author) if part)
+
 
 class Hit(BaseModel):
     """A card returned by a search, with its relevance score (higher is better)."""

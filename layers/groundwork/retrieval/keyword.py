@@ -68,9 +68,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS cards_fts USING fts5(
 );
 """
 # The word index's format, in the file's user_version: 1 writes Chinese and Japanese as their
-# character pairs (``text.terms.spaced``), 2 Korean too. A word index written before is rebuilt
-# when opened.
-_FTS_VERSION = 2
+# character pairs (``text.terms.spaced``), 2 Korean too, 3 the author beside the title. A word
+# index written before is rebuilt when opened.
+_FTS_VERSION = 3
 # Added after the first release; an index written before them gains them when opened.
 _LATER_COLUMNS = ("period_start", "period_end")
 # Column weights for bm25(): the passage counts most, its heading and title help; scope is
@@ -416,7 +416,7 @@ def _fts_row(card: Card) -> tuple[str, str, str, str]:
     return (
         spaced(card.text),
         spaced(" ".join(card.heading_path)),
-        spaced(card.title or ""),
+        spaced(card.byline),
         " ".join(scope).replace('"', ""),
     )
 

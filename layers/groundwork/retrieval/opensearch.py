@@ -208,6 +208,10 @@ PIPELINE: dict[str, Any] = {
         }
     ],
 }
+#: The words' fields and their weights, as the embedded index's BM25 columns; their scores are
+#: added up (``most_fields``), as FTS5 counts a word in any column, so a question naming a
+#: section's author (in ``title``) as well as its subject (in ``text``) ranks it above one
+#: that has the subject alone.
 _FIELDS = ["text^10", "heading^4", "title^2"]
 _SOURCE = {"includes": ["card", "sentence_vectors"]}
 #: Fields added to the mapping after the first release; ``ensure`` adds them to an older index.
@@ -575,7 +579,9 @@ class OpenSearchIndex(Retriever):
         filters = filter_clauses(where)
         keyword: dict[str, Any] = {
             "bool": {
-                "must": [{"multi_match": {"query": query, "fields": _FIELDS}}],
+                "must": [
+                    {"multi_match": {"query": query, "fields": _FIELDS, "type": "most_fields"}}
+                ],
                 "filter": filters,
             }
         }
@@ -835,7 +841,7 @@ def document(
         "page": card.page,
         "text": card.text,
         "heading": " ".join(card.heading_path),
-        "title": card.title or "",
+        "title": card.byline,
         "embedding": vector,
         "card": json.loads(card.model_dump_json()),
         "sentence_vectors": base64.b64encode(sentences).decode(),
