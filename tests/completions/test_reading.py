@@ -75,6 +75,25 @@ def test_given_a_metadata_block_then_it_is_not_prose() -> None:
     assert [u.text for u in units(text)] == ["The protocol is new."]
 
 
+def test_given_a_line_of_code_or_an_faq_answer_after_a_label_then_it_is_prose() -> None:
+    """Given lines shaped like fields that say what the passage says (a value quoting code, an
+    FAQ's one-letter label), when read, then they are units; a line of navigation is not."""
+    text = (
+        "Query parameters are exposed as an immutable multi-dict.\n\n"
+        "For example: `request.query_params['search']`\n\n"
+        "Q: How do I add my child?\n\n"
+        "A: Use Rippling to trigger a Qualifying Life Event\n\n"
+        "Next: The System of Co-ordinates"
+    )
+
+    assert [u.text for u in units(text)] == [
+        "Query parameters are exposed as an immutable multi-dict.",
+        "For example: `request.query_params['search']`",
+        "Q: How do I add my child?",
+        "A: Use Rippling to trigger a Qualifying Life Event",
+    ]
+
+
 def test_given_a_how_to_question_then_the_code_is_quoted_after_its_introduction() -> None:
     text = answer("How do I make httpx follow redirects?", card(REDIRECTS))
 

@@ -63,7 +63,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.203, 6.058, 0.083, 3.369, 2.948, 1.412, 0.000)
+PASSAGE_WEIGHTS = (-0.221, 5.897, 0.082, 3.493, 2.819, 1.279, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -93,8 +93,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    4.147, 1.619, 1.093, -0.213, 0.909, 1.281, -0.004, 1.110, 0.129, -2.310, 3.038, 1.393,
-    -0.408, -1.625, -1.334, 0.000, 0.313, 0.007, 1.283, -0.191, 0.247, 0.316, 0.908, 0.819,
+    4.166, 1.662, 1.363, -0.002, 0.882, 1.335, -0.047, 1.045, 0.055, -2.350, 2.908, 1.454,
+    -0.546, -1.611, -1.425, 0.000, 0.080, 0.001, 1.290, -0.179, 0.145, 0.303, 0.910, 0.819,
     1.000,
 )  # fmt: skip
 

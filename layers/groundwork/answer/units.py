@@ -6,7 +6,8 @@ allowable connections. (Default 100)"); a table row is one unit; a fenced code b
 unit that keeps its line breaks, quoted after the sentence that introduces it. A piece of fewer
 than three words ("(Default 100)") belongs to the sentence before it. Lines of fields
 ("Author: …", "Status: …", "Next: The System of Co-ordinates") are a metadata block, not prose,
-and are left out.
+and are left out; a line whose value quotes code ("For example: `request.query_params[…]`") or
+whose label is one letter (an FAQ's "A: …") is prose.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ _ROW = re.compile(r"^\s*\|.*\|\s*$")
 _RULE = re.compile(r"^\s*\|?[\s:|-]*-{3,}[\s:|-]*\|?\s*$")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # "Author: Guido", "Created: 2001-07-05", "Next: The System of Co-ordinates": a field name of
-# at most three words and a value that is no sentence (it ends without a full stop).
-_FIELD = re.compile(r"^\s*[A-Z][\w-]*(?:[ -][\w-]+){0,2}:[ \t]+\S(?:.*[^.!?:\s])?\s*$")
+# at most three words and a value that is no sentence (it ends without a full stop). A value
+# that quotes code ("For example: `request.query_params['search']`", "Signature: `Response(…)`")
+# and a one-letter name (an FAQ's "A: Use Rippling to …") are what the passage says.
+_FIELD = re.compile(r"^\s*[A-Z][\w-]+(?:[ -][\w-]+){0,2}:[ \t]+(?!.*`)\S(?:.*[^.!?:\s])?\s*$")
 #: A piece with fewer words than this (:func:`word_count`) is no sentence of its own.
 MIN_WORDS = 3
 _UNSPACED_RUN = re.compile(f"[{UNSPACED_CHARACTERS}]+")
