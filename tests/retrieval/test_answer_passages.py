@@ -16,10 +16,10 @@ GUIDE = ["Starting a project", "Choosing a license"]
 OTHER = ["Starting a project", "Writing a README"]
 
 
-def hits(*cards: tuple[str, list[str]]) -> list[Hit]:
-    """Hits best first, each a card id with its heading path."""
+def hits(*cards: tuple[str, list[str]], title: str | None = None) -> list[Hit]:
+    """Hits best first, each a card id with its heading path, of a document titled ``title``."""
     return [
-        Hit(card=card(i, f"text of {i}", heading_path=path), score=1.0 - n / 10)
+        Hit(card=card(i, f"text of {i}", heading_path=path, title=title), score=1.0 - n / 10)
         for n, (i, path) in enumerate(cards)
     ]
 
@@ -46,13 +46,12 @@ def test_given_fewer_sections_than_asked_when_choosing_then_the_rest_fill_in_sco
 
 def test_given_cards_under_a_title_alone_when_choosing_then_each_is_its_own_section() -> None:
     # Plain text and articles without sections: every card has the document's title alone.
-    ranked = [
-        Hit(card=card("p1", "p", heading_path=["Treaty of Ghent"], title="Treaty of Ghent"),
-            score=0.9),
-        Hit(card=card("p2", "p", heading_path=["Treaty of Ghent"], title="Treaty of Ghent"),
-            score=0.8),
-        Hit(card=card("p3", "p", title="Treaty of Ghent"), score=0.7),
-    ]  # fmt: skip
+    ranked = hits(
+        ("p1", ["Treaty of Ghent"]),
+        ("p2", ["Treaty of Ghent"]),
+        ("p3", []),
+        title="Treaty of Ghent",
+    )
 
     chosen = one_per_section(ranked, 3)
 
@@ -66,11 +65,10 @@ def test_given_a_top_level_section_of_a_titled_document_when_choosing_then_it_is
     heading paths of one level, when its cards are chosen, then one section's cards do not
     crowd out another's."""
     audience = ["Go where your project's audience is"]
-    ranked = [
-        Hit(card=card(f"a{n}", "a", heading_path=audience, title="Finding Users"), score=1 - n / 10)
-        for n in range(3)
-    ] + [Hit(card=card("b1", "b", heading_path=["Build a reputation"], title="Finding Users"),
-             score=0.5)]  # fmt: skip
+    ranked = hits(
+        ("a0", audience), ("a1", audience), ("a2", audience), ("b1", ["Build a reputation"]),
+        title="Finding Users",
+    )  # fmt: skip
 
     assert ids(one_per_section(ranked, 2)) == ["a0", "b1"]
 

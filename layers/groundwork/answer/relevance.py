@@ -346,8 +346,8 @@ def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None
     passage_features: list[tuple[float, ...]] = []
     coverages = []
     for p, card in enumerate(passages):
-        described = set(terms(" ".join([card.byline, *card.heading_path, card.text])))
-        heading = set(terms(" ".join([card.byline, *card.heading_path])))
+        described = set(terms(f"{_named(card)} {card.text}"))
+        heading = set(terms(_named(card)))
         candidates = [placed[i] for i in by_passage[p] if placed[i].candidate]
         coverages.append(share(described))
         passage_features.append(
@@ -425,7 +425,7 @@ def evidence_of(
         None not in (asked_in, written_in) and asked_in != written_in,
         reading.question,
         tuple(frozenset(words(_described(card))) for card in passages),
-        tuple(frozenset(words(" ".join([card.byline, *card.heading_path]))) for card in passages),
+        tuple(frozenset(words(_named(card))) for card in passages),
     )
 
 
@@ -474,9 +474,14 @@ def _dot(weights: Sequence[float], values: Sequence[float]) -> float:
     return sum(w * x for w, x in zip(weights, values, strict=True))
 
 
+def _named(card: Card) -> str:
+    """What names the card apart from its text: its title, author and headings."""
+    return " ".join([card.byline, *card.heading_path])
+
+
 def _described(card: Card) -> str:
     """The card's text with its title, author and headings, which name what it is about;
     apostrophes plain, as the answerability check reads the question's names ("O’Brien" is
     "O'Brien")."""
-    described = " ".join([card.byline, *card.heading_path, card.heading or "", card.text])
+    described = " ".join([_named(card), card.heading or "", card.text])
     return plain_apostrophes(described)
