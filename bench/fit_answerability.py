@@ -75,7 +75,7 @@ class Memo(Embedder):
                     ends = saved["terms_ends"].tolist()
                     indexes, weights = saved["terms_indexes"], saved["terms_weights"]
                     for key, start, end in zip(
-                        saved["terms_keys"].tolist(), [0, *ends[:-1]], ends, strict=True
+                        saved["terms_keys"].tolist(), [0, *ends][:-1], ends, strict=True
                     ):
                         self.terms[key] = (indexes[start:end], weights[start:end])
 

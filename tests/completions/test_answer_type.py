@@ -70,7 +70,30 @@ def test_given_a_sentence_on_why_and_one_with_the_years_when_asked_how_long_then
         ("When violence is used, what is civil disobedience sometimes called?", None),
         ("What must he do who has wilfully concealed a mortal sin in Confession?", None),
         ("Civil disobedience is mainly performed by what population group?", None),
-        ("Wann wurde die Festung zerstört?", None),
+        # the other languages of the benchmark's questions
+        ("Wann wurde die Festung zerstört?", "date"),
+        ("¿A partir de qué año podía el Congreso prohibir la importación de esclavos?", "date"),
+        ("Quando o Panamá assumiu o controle do canal?", "date"),
+        ("Quanti anni bisogna avere per diventare senatore?", "number"),
+        ("Ogni quanto deve riunirsi il Congresso?", "number"),
+        ("Com quanta antecedência devo avisar?", "number"),
+        ("¿Cuánto avanza por siglo el perihelio de Mercurio?", "number"),
+        ("Der wievielte Papst war Pius XI.?", "number"),
+        ("Ab wie vielen Wochenstunden muss ich einen Nebenjob melden?", "number"),
+        ("Combien pesait Spoutnik ?", "number"),
+        ("Quelle est la vitesse de la lumière ?", "number"),
+        ("Chi ha dimostrato che la velocità della luce non dipende dal moto della stella?", "name"),
+        ("Quem escolhe o presidente da Câmara dos Representantes?", "name"),
+        ("Wen nennt Madison das Orakel?", "name"),
+        ("Qui remplace le président s'il meurt ?", "name"),
+        ("Para onde foram as expedições de 1919?", "place"),
+        ("Jusqu'où une république peut-elle s'étendre ?", "place"),
+        ("Chi elegge il nuovo papa quando il papa muore?", "name"),  # "quando" opens no clause
+        ("D'où vient le nom ?", None),  # an origin
+        ("Le pape, qui est élu par les cardinaux, peut-il démissionner ?", None),  # relative
+        ("¿GitHub paga recompensas a quien encuentra vulnerabilidades?", None),  # relative
+        ("Why are light quanta emitted in packets?", None),
+        ("What distinction does the Bank of America Tower hold?", None),  # not "to wer"
     ],
 )
 def test_given_a_question_then_the_kind_of_answer_it_asks_for_is_read_from_its_asking_words(
@@ -102,6 +125,17 @@ def test_given_a_question_then_the_kind_of_answer_it_asks_for_is_read_from_its_a
         ("place", "Where are requests posted?", "They go to our [repository](https://x.y).", True),
         ("place", "Where can I keep state?", "you can keep it there.", False),
         (None, "What is prayer?", "Prayer is the lifting up of our minds.", True),
+        # sentences in the other languages
+        ("date", "Quando fu costruito?", "Fu costruito nel marzo del Cinquecento.", True),
+        ("date", "Wann wurde sie gebaut?", "Im Jahrhundert der Reformation.", True),
+        ("date", "Quand le dépôt est-il rétabli ?", "Il est rétabli sous dix jours.", True),
+        ("date", "When was it built?", "It was built in Rio de Janeiro, not on Mars.", False),
+        ("number", "Quanti senatori?", "Ogni Stato elegge due senatori.", False),  # "due"
+        ("number", "Quanti senatori?", "Ogni Stato elegge tre senatori.", True),
+        ("number", "Wie viele Wochen?", "Bis zu sechzehn, mindestens aber zwölf Wochen.", True),
+        ("number", "Combien de jours ?", "Au moins trente jours avant.", True),
+        ("number", "¿Cuántos miembros?", "Empezaría con sesenta y cinco miembros.", True),
+        ("number", "¿Cuántos miembros?", "Empezaría con los miembros de cada estado.", False),
     ],
 )
 def test_given_a_kind_of_answer_then_a_sentence_fits_only_when_it_has_one(

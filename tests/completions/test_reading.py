@@ -3,7 +3,8 @@ said as such, metadata blocks left out."""
 
 from __future__ import annotations
 
-from groundwork.answer.relevance import gather, how_to
+from groundwork.answer.asking import how_to
+from groundwork.answer.relevance import gather
 from groundwork.answer.units import units
 from groundwork.domain.cards import Card
 from groundwork.embeddings.factory import get_embedder

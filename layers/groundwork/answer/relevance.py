@@ -3,8 +3,8 @@
 A passage is read as units (:mod:`groundwork.answer.units`): sentences, list items, table
 rows, code blocks. A unit that asks something (a question in the text is not its answer) or
 only restates the question (no content word the question lacks) is never a candidate, nor is
-code unless the question asks how to write something (:func:`how_to`), and then only with the
-sentence that introduces it.
+code unless the question asks how to write something (:func:`groundwork.answer.asking.how_to`),
+and then only with the sentence that introduces it.
 
 1. **The passage.** Each retrieved passage is scored without any embedding
    (:data:`PASSAGE_FEATURES`, :data:`PASSAGE_WEIGHTS`): its rank and retrieval score, how much
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from groundwork.answer.answer_type import expected, fits
+from groundwork.answer.asking import MODALS, how_to, negates, yes_no
 from groundwork.answer.metadata import metadata_answer
 from groundwork.answer.nearness import nearness
 from groundwork.answer.units import Unit, units, word_count
@@ -63,7 +64,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.221, 5.897, 0.082, 3.493, 2.819, 1.279, 0.000)
+PASSAGE_WEIGHTS = (-0.186, 6.092, 0.118, 3.497, 2.829, 1.331, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -93,43 +94,18 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    4.166, 1.662, 1.363, -0.002, 0.882, 1.335, -0.047, 1.045, 0.055, -2.350, 2.908, 1.454,
-    -0.546, -1.611, -1.425, 0.000, 0.080, 0.001, 1.290, -0.179, 0.145, 0.303, 0.910, 0.819,
+    4.104, 1.657, 1.217, -0.111, 0.887, 1.334, -0.006, 1.036, 0.054, -2.652, 3.128, 1.579,
+    -0.506, -1.615, -1.362, 0.000, 0.180, -0.027, 1.183, 0.008, 0.195, 0.341, 0.893, 0.802,
     1.000,
 )  # fmt: skip
 
 #: Words that ask for a quantity ("how many"): a sentence that has them is no closer to saying it.
 _ASKING = frozenset({"many", "much"})
-_HOW_TO = re.compile(
-    r"\bhow (?:do|can|could|should|would|will|does) (?:i|you|we|one|my)\b|\bhow to\b"
-    r"|\bwhat(?:'s| is| are) the (?:syntax|code|command|way to)\b"
-    r"|\b(?:which|what) (?:option|argument|parameter|flag|keyword|setting|method|function|"
-    r"class|attribute|property|exception|command|variable)s?\b"
-    r"|\b(?:show me|an example|example of|write)\b"
-    r"|^\s*(?:come|como|cómo|wie|comment)\b",
-    re.IGNORECASE,
-)
-# A question answered by yes or no opens with an auxiliary verb ("Can I…", "Does it…").
-_YES_NO = re.compile(
-    r"^\W*(?:\w+[,:]\s+)?(?:am|is|are|was|were|do|does|did|can|could|may|might|must|shall|should"
-    r"|will|would|has|have|had)\b",
-    re.IGNORECASE,
-)
-_NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "neither", "cannot", "nothing"})
-_MODALS = frozenset(
-    """may must shall can cannot might required require requires allowed permitted prohibited
-    forbidden only""".split()
-)
 _REJECTED = re.compile(
     r"\b(?:rejected|deferred|postponed|abandoned|withdrawn|discarded|alternatives?|"
     r"open (?:issues?|questions?)|not (?:adopted|implemented|accepted))\b",
     re.IGNORECASE,
 )
-
-
-def how_to(question: str) -> bool:
-    """The question asks how to write something: its answer may be code."""
-    return _HOW_TO.search(question) is not None
 
 
 def rejected(card: Card) -> str | None:
@@ -207,6 +183,7 @@ class Reading:
     passage_coverage: float
     #: Per passage: the heading that marks its section as rejected, if one does.
     rejected: list[str | None]
+    language: str | None  # the question's, detected
 
     def passage_scores(self, weights: Sequence[float] = PASSAGE_WEIGHTS) -> list[float]:
         return [_dot(weights, f) for f in self.passage_features]
@@ -271,7 +248,8 @@ def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None
     """The passages' units and every feature that needs no embedding."""
     wanted = set(terms(question)) - _ASKING
     howto = how_to(question)
-    yes_no = _YES_NO.match(question) is not None
+    language = detect_language(question)
+    yes_or_no = yes_no(question, language)
     kind = expected(question)
     placed_units: list[tuple[int, int, Unit, set[str]]] = []
     by_passage: list[list[int]] = []
@@ -336,8 +314,8 @@ def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None
                 float(rejected_in[item.passage] is not None),
                 math.log1p(word_count(unit.text)),
                 float(item.passage),
-                float(yes_no and _negates(said)),
-                float(yes_no and bool(said & _MODALS)),
+                float(yes_or_no and negates(said)),
+                float(yes_or_no and bool(said & MODALS)),
                 float(previous is not None and previous.asks),
                 float(item.coverage >= top_coverage[item.passage]),
             )
@@ -369,6 +347,7 @@ def read(question: str, passages: Sequence[Card], scores: Sequence[float] | None
         unit_lexical,
         max(coverages, default=0.0),
         rejected_in,
+        language,
     )
 
 
@@ -415,7 +394,7 @@ def evidence_of(
     """The evidence once the units to read are embedded (``similarity`` and ``learned``, the
     learned nearness, by unit index)."""
     candidates = ranked(reading, similarity, passage_scores, weights, learned)
-    asked_in = detect_language(reading.question)
+    asked_in = reading.language
     written_in = passages[candidates[0].passage].language if candidates else None
     return Evidence(
         candidates,
@@ -464,10 +443,6 @@ def ranked(
         )
     out.sort(key=lambda c: (-c.score, c.passage, c.position))
     return out
-
-
-def _negates(said: set[str]) -> bool:
-    return bool(said & _NEGATIONS) or any(w.endswith("n't") for w in said)
 
 
 def _dot(weights: Sequence[float], values: Sequence[float]) -> float:
