@@ -11,10 +11,10 @@ or for a place one of those or a name in code or a link (``request.state``, a re
 cannot be that answer. Only the question's asking word counts, at its start, after a comma or a
 preposition: the "who" of "What must he do who has…", the "when" of "When violence is used,
 what…" and the "how much" of "no matter how much…" ask for nothing, and "Where does … come
-from?" ("Woher…", "D'où…") asks for an origin, not a place. Any other question, and one in
-another language, asks for no particular kind. The number words of the other languages leave
-out those that are also words of another ("due", "dos", "sei", "neuf") and the articles ("un",
-"ein").
+from?" ("Woher…", "D'où…") asks for an origin, not a place. Any other question, and one in a
+language other than these six, asks for no particular kind. The number words of the other
+languages leave out those that are also words of another ("due", "dos", "sei", "neuf") and the
+articles ("un", "ein").
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ _NOT_ASKING = re.compile(
     r"\b(?:no matter|non importa|no importa|não importa|egal|peu importe)\s+(?:how|what|when"
     r"|where|who|quant\w*|cuánt\w*|quando|cuándo|dove|dónde|onde|chi|quién|quem|wie|wann|wo|wer"
     r"|combien|quand|où|qui)\b|\bwhere\b(?=.*\bcome from\b)"
-    r"|\b(?:woher|d' où|d'où|da dove|di dove|de d[oó]nde|de onde)\b"
+    r"|\b(?:woher|d'où|da dove|di dove|de d[oó]nde|de onde)\b"
 )
 _MONTHS = "January February March April May June July August September October November December"
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"

@@ -40,7 +40,7 @@ _YES_NO_EN = re.compile(
     re.IGNORECASE,
 )
 #: The asking words of the five other languages, lower-cased.
-ASKING_WORDS = frozenset(
+_ASKING_WORDS = frozenset(
     """chi che cosa quale quali qual quanto quanta quanti quante dove quando come perché perchè
     quem que quê qual quais quanto quanta quantos quantas onde aonde quando como porque
     quién quiénes qué cuál cuáles cuánto cuánta cuántos cuántas dónde adónde cuándo cómo
@@ -58,7 +58,7 @@ _PREPOSITIONS = frozenset(
 _LANGUAGES = frozenset({"it", "pt", "es", "de", "fr"})
 _EST_CE_QUE = re.compile(r"^\W*est-ce qu", re.IGNORECASE)
 _CLAUSES = re.compile(r"[,;:¿¡]")
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"\w+")
 
 NEGATIONS = frozenset(
     """not no never nor none neither cannot nothing non mai nessuno niente nulla não nunca nem
@@ -87,7 +87,7 @@ def yes_no(question: str, language: str | None) -> bool:
         return False
     if _EST_CE_QUE.match(question):
         return True
-    return not any(w in ASKING_WORDS for w in _asking_places(question))
+    return not any(w in _ASKING_WORDS for w in _asking_places(question))
 
 
 def negates(said: set[str]) -> bool:
