@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from groundwork.answer.asking import negates
 from groundwork.text.terms import plain_apostrophes, tokens, words
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ PASSAGE_COVERAGE = (-2.729, 3.842)
 #: ``python -m bench.cross_lingual_gap``. The model was fitted within English.
 CROSS_LINGUAL_SHIFT = 0.036
 
+#: English's alone, not ``asking.NEGATIONS``: the model was fitted on English questions.
 _NEGATIONS = frozenset({"not", "no", "never", "nor", "none", "neither", "without", "cannot"})
 _RANKING = frozenset(
     """least most highest lowest first last largest smallest biggest best worst fewest earliest
@@ -71,7 +73,7 @@ def features(evidence: Evidence) -> tuple[float, ...]:
         numbers -= evidence.heading_words[best.passage]
     negated, ranking, names = 0.0, 0.0, 0.0
     if evidence.english:  # the negations, superlatives and capitalised names are English ones
-        negated = float(_negates(asked) and not _negates(said))
+        negated = float(negates(asked, _NEGATIONS) and not negates(said, _NEGATIONS))
         ranking = float(bool((asked & _RANKING) - said))
         names = float(min(len(_names(evidence.question) - set().union(*evidence.passage_words)), 2))
     coverage, passage_coverage = best.coverage, evidence.passage_coverage
@@ -118,10 +120,6 @@ def answers(score: float) -> bool:
 def _expected_coverage(similarity: float, line: tuple[float, float]) -> float:
     intercept, slope = line
     return min(max(intercept + slope * similarity, 0.0), 1.0)
-
-
-def _negates(said: set[str]) -> bool:
-    return bool(said & _NEGATIONS) or any(w.endswith("n't") for w in said)
 
 
 def _names(question: str) -> set[str]:

@@ -90,9 +90,9 @@ def yes_no(question: str, language: str | None) -> bool:
     return not any(w in _ASKING_WORDS for w in _asking_places(question))
 
 
-def negates(said: set[str]) -> bool:
-    """Lower-cased words that say no."""
-    return bool(said & NEGATIONS) or any(w.endswith("n't") for w in said)
+def negates(said: set[str], negations: frozenset[str] = NEGATIONS) -> bool:
+    """Lower-cased words that say no: one of ``negations``, or an English "…n't"."""
+    return bool(said & negations) or any(w.endswith("n't") for w in said)
 
 
 def _asking_places(question: str) -> list[str]:
