@@ -230,10 +230,9 @@ def read_all(rows: list[dict[str, Any]], memo: Memo) -> list[Question]:
 def _candidate(reading: Reading, i: int) -> Candidate:
     """Unit ``i`` as the composer would quote it (its score aside)."""
     placed = reading.placed[i]
-    shown_by = reading.embedded_as(i)
-    intro = reading.placed[shown_by].unit.text if shown_by != i else None
+    text, intro = reading.shown_with(i)
     return Candidate(
-        placed.passage, placed.position, placed.unit.text, 0.0, placed.coverage, frozenset(),
+        placed.passage, placed.position, text, 0.0, placed.coverage, frozenset(),
         intro=intro, rejected=reading.rejected[placed.passage],
     )  # fmt: skip
 

@@ -60,6 +60,7 @@ OpenSearch needs ``GROUNDWORK_OPENSEARCH_URL``
 from __future__ import annotations
 
 import argparse
+import html
 import itertools
 import json
 import os
@@ -117,7 +118,9 @@ def guide_cards(guide: Path, language: str) -> tuple[list[Card], dict[tuple[str,
         raw = file.read_bytes()
         sid = f"{language}-{article}"
         found = cards_of(parse(".md", raw), f"guide-{language}", sid, file.name, [])
-        headings = [normalised(h) for h in _HEADING.findall(raw.decode().split("---", 2)[2])]
+        # As the Markdown parser reads them: "pr&eacute;-lancement" is "pré-lancement".
+        found_headings = _HEADING.findall(raw.decode().split("---", 2)[2])
+        headings = [normalised(html.unescape(h)) for h in found_headings]
         for card in found:
             if card.heading and normalised(card.heading) in headings:
                 section = headings.index(normalised(card.heading))

@@ -104,13 +104,34 @@ def test_given_a_how_to_question_then_the_code_is_quoted_after_its_introduction(
     assert "follow_redirects=True" in first_sentence(text)
 
 
-def test_given_a_question_that_asks_no_how_then_code_is_no_answer() -> None:
+def test_given_a_question_that_asks_no_how_then_code_is_no_candidate_of_its_own() -> None:
     passages = [card(REDIRECTS)]
     evidence = gather("Does HTTPX follow redirects by default?", passages, get_embedder())
 
     assert not how_to("Does HTTPX follow redirects by default?")
-    assert all(c.intro is None for c in evidence.candidates)
-    assert "```" not in answer("Does HTTPX follow redirects by default?", *passages)
+    # The code is quoted only after the sentence that announces it, never on its own score.
+    assert all(c.intro == units(REDIRECTS)[1].text for c in evidence.candidates if c.intro)
+    assert evidence.candidates
+    assert all(c.position != 2 for c in evidence.candidates)
+
+
+def test_given_a_sentence_that_ends_in_a_colon_then_it_is_quoted_with_the_code_it_announces() -> (
+    None
+):
+    colors = card(
+        "ripgrep's colors can be changed.\n\n"
+        "Make the line numbers yellow with the `--colors` flag, like so:\n\n"
+        "```\nrg --colors line:fg:yellow foo\n```"
+    )
+    question = "Can ripgrep show line numbers in yellow?"
+
+    text = answer(question, colors)
+
+    assert not how_to(question)
+    assert text.startswith(
+        "Make the line numbers yellow with the `--colors` flag, like so: [1]\n\n```"
+    )
+    assert "rg --colors line:fg:yellow foo" in text
 
 
 def test_given_a_rejected_section_then_its_idea_is_said_to_be_rejected() -> None:

@@ -303,6 +303,25 @@ def test_given_markdown_with_html_tags_when_parsed_then_their_text_is_kept_witho
     _located(document)
 
 
+def test_given_markdown_with_character_references_when_parsed_then_they_read_as_shown() -> None:
+    page = (
+        "---\ntitle: Comenzando un proyecto de C&oacute;digo Abierto\n---\n\n"
+        "## Tu checklist de pr&eacute;-lanzamiento\n\n"
+        "For leave &lt;2 weeks&#160;&mdash; ask. Write `&amp;` for an ampersand.\n\n"
+        "&#35; is no heading.\n\n```html\na &amp; b\n```\n"
+    )
+
+    document = parse_markdown(page)
+
+    assert document.title == "Comenzando un proyecto de Código Abierto"
+    assert document.passages[0].heading_path == ["Tu checklist de pré-lanzamiento"]
+    assert document.passages[0].text == (
+        "For leave <2 weeks\xa0— ask. Write `&amp;` for an ampersand.\n\n"
+        "# is no heading.\n\n```html\na &amp; b\n```"
+    )
+    _located(document)
+
+
 def test_given_markdown_with_admonitions_when_parsed_then_each_shows_its_title() -> None:
     page = (
         "# Testing\n\n!!! warning\n    The suite uses ports **8000** and **8001**.\n\n"

@@ -64,7 +64,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.186, 6.092, 0.118, 3.497, 2.829, 1.331, 0.000)
+PASSAGE_WEIGHTS = (-0.184, 6.168, 0.220, 3.474, 2.641, 1.340, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -94,8 +94,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    4.104, 1.657, 1.217, -0.111, 0.887, 1.334, -0.006, 1.036, 0.054, -2.652, 3.128, 1.579,
-    -0.506, -1.615, -1.362, 0.000, 0.180, -0.027, 1.183, 0.008, 0.195, 0.341, 0.893, 0.802,
+    4.076, 1.631, 1.211, -0.170, 0.905, 1.184, 0.407, 0.926, 0.070, -2.686, 3.207, 1.594,
+    -0.464, -1.587, -0.134, 0.000, 0.256, -0.030, 1.140, 0.007, 0.160, 0.345, 0.891, 0.821,
     1.000,
 )  # fmt: skip
 
@@ -213,6 +213,22 @@ class Reading:
         if placed.unit.kind == "code" and placed.unit.intro is not None:
             return self.by_passage[placed.passage][placed.unit.intro]
         return i
+
+    def shown_with(self, i: int) -> tuple[str, str | None]:
+        """Unit ``i`` as an answer quotes it, and the sentence quoted before it: a code block
+        after its introduction, and a sentence that ends in a colon before the code block it
+        introduces, whatever the question asks ("Use the `--colors` flag, like so:" says
+        nothing alone)."""
+        placed = self.placed[i]
+        shown_by = self.embedded_as(i)
+        if shown_by != i:
+            return placed.unit.text, self.placed[shown_by].unit.text
+        siblings = self.by_passage[placed.passage]
+        if placed.unit.introduces and placed.position + 1 < len(siblings):
+            following = self.placed[siblings[placed.position + 1]].unit
+            if following.kind == "code" and following.intro == placed.position:
+                return following.text, placed.unit.text
+        return placed.unit.text, None
 
     def unit_features(
         self,
@@ -422,16 +438,15 @@ def ranked(
         if not item.candidate:
             continue
         # A code block is a candidate only with its introduction (``read``), whose vector is its.
-        shown_by = reading.embedded_as(i)
-        if shown_by not in embedded:
+        if reading.embedded_as(i) not in embedded:
             continue
-        intro = reading.placed[shown_by].unit.text if shown_by != i else None
+        text, intro = reading.shown_with(i)
         vector = reading.unit_features(i, similarity, passage_scores, learned)
         out.append(
             Candidate(
                 passage=item.passage,
                 position=item.position,
-                text=item.unit.text,
+                text=text,
                 similarity=vector[0],
                 coverage=item.coverage,
                 new_terms=frozenset(item.found - set(terms(reading.question))),
@@ -442,7 +457,16 @@ def ranked(
             )
         )
     out.sort(key=lambda c: (-c.score, c.passage, c.position))
-    return out
+    # A code block and the sentence that introduces it are quoted alike: once, at the better.
+    seen: set[tuple[int, str, str]] = set()
+    kept = []
+    for c in out:
+        if c.intro is not None:
+            if (c.passage, c.intro, c.text) in seen:
+                continue
+            seen.add((c.passage, c.intro, c.text))
+        kept.append(c)
+    return kept
 
 
 def _dot(weights: Sequence[float], values: Sequence[float]) -> float:

@@ -3,14 +3,16 @@
 Passages keep their Markdown as written, so a citation quotes the file exactly, but for what a
 reader of the rendered page never sees: HTML comments (``<!-- markdownlint-disable … -->``),
 MkDocs' ``::: package.name`` directives, which stand for API documentation made elsewhere, and
-HTML tags (``<aside class="pquote">``, ``<img …>``, ``<a name="…"></a>``), whose text is kept:
-an answer quoting the page quotes what it shows. An HTML heading standing as a block
+HTML tags (``<aside class="pquote">``, ``<img …>``, ``<a name="…"></a>``), whose text is kept,
+and HTML character references (``c&oacute;digo``, ``&lt;2 weeks``), which are decoded outside
+code: an answer quoting the page quotes what it shows. An HTML heading standing as a block
 (``<h3 name="config">`` … ``</h3>``, as READMEs and FAQs on GitHub write them) is a heading.
 An admonition's marker (``!!! warning``) is shown as its title ("Warning:").
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from groundwork.ingest.document import (
@@ -52,6 +54,10 @@ _TAG = re.compile(rf"(`+[^`]*`+)|</?(?:{_ELEMENTS})(?:\s[^<>]*)?/?>", re.IGNOREC
 _OPEN_TAG = re.compile(rf"^\s*<(?:{_ELEMENTS})(?:\s[^<>]*)?$", re.IGNORECASE)
 # MkDocs' (and Python-Markdown's) admonition: "!!! note", "!!! tip \"Gotcha\"", "??? warning".
 _ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$')
+# A character reference ("&eacute;", "&#160;", "&#x2014;") outside inline code (kept as group 1).
+_REFERENCE = re.compile(
+    r"(`+[^`]*`+)|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
 _FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
 
 PASSAGE_CHARS = 900
@@ -78,7 +84,7 @@ def parse_markdown(text: str) -> Document:
         heading = _heading(block)
         if heading:
             flush()
-            level, title = heading
+            level, title = heading[0], _decoded(heading[1])
             if level == 1 and document.title is None:
                 document.title = title
             outline = nested(outline, level, title)
@@ -86,7 +92,7 @@ def parse_markdown(text: str) -> Document:
             anchor = slug(title)
             built.add(title)
         elif is_content(block):
-            paragraphs.append(block)
+            paragraphs.append(block if _FENCE.match(block) else _decoded(block))
     flush()
     document.text = built.text
     return document
@@ -114,7 +120,7 @@ def _front_matter(text: str, document: Document) -> str:
         key, _, value = line.partition(":")
         key, value = key.strip().lower(), value.strip().strip("\"'")
         if key in _FRONT_MATTER_KEYS and value:
-            setattr(document, key, value)
+            setattr(document, key, _decoded(value))
         elif key == "tags" and value:
             document.tags = [t.strip() for t in value.strip("[]").split(",") if t.strip()]
     return text[end + 4 :]
@@ -228,6 +234,14 @@ def _shown(line: str) -> str:
     if "<" not in line:
         return line
     return _TAG.sub(lambda m: m.group(1) or (" " if m.group(0)[1:3].lower() == "br" else ""), line)
+
+
+def _decoded(text: str) -> str:
+    """Character references decoded, but in inline code, which shows them as written. Only
+    after the blocks are found: a decoded "&#35;" opens no heading."""
+    if "&" not in text:
+        return text
+    return _REFERENCE.sub(lambda m: m.group(1) or html.unescape(m.group(0)), text)
 
 
 def _inline(text: str) -> str:
