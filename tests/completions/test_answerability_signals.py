@@ -1,5 +1,6 @@
 """The answerability check's signals for questions written to look answerable when they are not:
-a negation added, a number, a superlative or a name that the documents do not have."""
+a negation added, a number, a superlative or a name that the documents do not have, a word the
+sentence contradicts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from groundwork.domain.cards import Card
 from groundwork.embeddings.factory import get_embedder
 from groundwork.text.terms import terms, words
 
-NEGATED, NUMBER, RANKING, NAMES = 3, 4, 5, 6
+NEGATED, NUMBER, RANKING, NAMES, CONTRADICTED = 3, 4, 5, 6, 7
 
 PARLIAMENT = [
     Card(id="p-0", collection="k", source_id="s", url="k#0",
@@ -53,6 +54,32 @@ def test_given_a_number_or_superlative_the_sentence_lacks_then_each_counts() -> 
     assert features(other_year)[RANKING] == 1.0
     assert features(same_year)[NUMBER] == 0.0
     assert features(same_year)[RANKING] == 0.0
+
+
+def test_given_a_word_whose_opposite_the_sentence_says_then_it_is_contradicted() -> None:
+    unsolved = ("An important unsolved problem is whether graph isomorphism is in P.", 0.8)
+    tropical = ("A tropical climate was said to produce lazy people.", 0.7)
+    private = ("Private schools may charge fees.", 0.7)
+
+    assert features(evidence("What is an important solved problem?", unsolved))[CONTRADICTED] == 1
+    assert features(evidence("What does a non-tropical climate produce?", tropical))[CONTRADICTED]
+    assert features(evidence("What may public schools charge?", private))[CONTRADICTED] == 1.0
+    assert features(evidence("What is an important unsolved problem?", unsolved))[CONTRADICTED] == 0
+    # "to" and "into" are no pair: a prefix goes on a word of four letters or more.
+    into = ("The company was merged into the Crown.", 0.7)
+    assert features(evidence("What happened to the company?", into))[CONTRADICTED] == 0.0
+
+
+def test_given_a_yes_no_or_negated_question_then_the_opposite_may_answer_it() -> None:
+    private = ("Only private schools may charge fees.", 0.7)
+    leader = ("Mazowiecki became the first non-communist prime minister.", 0.8)
+
+    assert features(evidence("May public schools charge fees?", private))[CONTRADICTED] == 0.0
+    assert (
+        features(evidence("Who was the first leader who wasn't communist?", leader))[CONTRADICTED]
+        == 0.0
+    )
+    assert features(evidence("Who was the first communist leader?", leader))[CONTRADICTED] == 1
 
 
 def test_given_names_no_passage_has_then_they_are_counted_up_to_two() -> None:
