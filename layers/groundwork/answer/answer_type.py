@@ -22,15 +22,16 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from groundwork.answer.asking import PREPOSITIONS
 from groundwork.text.terms import STOPWORDS
 
 Kind = Literal["date", "number", "name", "place"]
 
 # The asking word opens the question or a clause, or follows a preposition ("by whom").
 _LEAD = (
-    r"(?:^|[,;:¿¡]\s*|\b(?:by|to|of|for|with|from|in|on|at|until|since|a|da|di|per|con|su|fino|ogni"
-    r"|de|em|para|por|com|desde|até|en|hasta|an|bei|mit|seit|bis|ab|für|von|zu|aus|nach|à|par"
-    r"|pour|avec|depuis)\s+|\b(?:jusqu|d)'\s*)"
+    r"(?:^|[,;:¿¡]\s*|\b(?:by|to|of|for|with|from|in|on|at|until|since|"
+    + "|".join(sorted(PREPOSITIONS))
+    + r")\s+|\b(?:jusqu|d)'\s*)"
 )
 _AUXILIARY = r"(?:did|was|were|is|are|does|do|had|has|have|will|would|could|can|should|might)"
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (

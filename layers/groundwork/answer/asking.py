@@ -49,12 +49,15 @@ _ASKING_WORDS = frozenset(
     qu qui quoi quel quelle quels quelles lequel laquelle où quand comment combien
     pourquoi""".split()
 )
-#: Words after which an asking word still asks ("per quanto tempo", "com quanta", "à qui").
-_PREPOSITIONS = frozenset(
-    """a ad da di in per con su fino ogni secondo o em para por com desde até segundo en de
-    hasta según an bei mit seit bis ab für von zu aus nach à par pour avec depuis jusqu d
-    selon""".split()
+#: The five languages' prepositions after which an asking word still asks ("per quanto tempo",
+#: "com quanta", "à qui"); :mod:`groundwork.answer.answer_type` reads the kind asked after them.
+PREPOSITIONS = frozenset(
+    """a da di per con su fino ogni em para por com desde até en de hasta an bei mit seit bis ab
+    für von zu aus nach à par pour avec depuis""".split()
 )
+#: Where a yes/no question would have its asking word: after those, and after these too
+#: ("according to" among them, and the elided "jusqu'" and "d'").
+_ASKING_AFTER = PREPOSITIONS | frozenset("ad in o secondo segundo según selon jusqu d".split())
 _LANGUAGES = frozenset({"it", "pt", "es", "de", "fr"})
 _EST_CE_QUE = re.compile(r"^\W*est-ce qu", re.IGNORECASE)
 _CLAUSES = re.compile(r"[,;:¿¡]")
@@ -103,5 +106,5 @@ def _asking_places(question: str) -> list[str]:
     for clause in _CLAUSES.split(lowered):
         words = _WORD.findall(clause)
         found += words[:1]
-        found += [w for before, w in itertools.pairwise(words) if before in _PREPOSITIONS]
+        found += [w for before, w in itertools.pairwise(words) if before in _ASKING_AFTER]
     return found
