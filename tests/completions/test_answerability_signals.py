@@ -70,6 +70,30 @@ def test_given_a_word_whose_opposite_the_sentence_says_then_it_is_contradicted()
     assert features(evidence("What happened to the company?", into))[CONTRADICTED] == 0.0
 
 
+def test_given_an_opposite_the_sentence_does_not_mean_then_nothing_is_contradicted() -> None:
+    def contradicted(question: str, sentence: str) -> float:
+        return features(evidence(question, (sentence, 0.8)))[CONTRADICTED]
+
+    # The same word, written apart or inflected.
+    assert contradicted("Why should protest be non violent?", "It must be non-violent.") == 0
+    assert contradicted("How do I protest in a non violent way?", "Protest is nonviolent.") == 0
+    assert (
+        contradicted("What did he gain out of the defeat?", "The victory defeated his force.") == 0
+    )
+    # The sentence negates the root: "not equal" is "unequal".
+    assert contradicted("What if P and NP are unequal?", "If P is not equal to NP, it holds.") == 0
+    assert contradicted("What if P and NP are unequal?", "If P is equal to NP, it holds.") == 1
+    # The question names both, offers a choice, or asks how much of the word holds.
+    assert contradicted("Why is informal rule cheaper than formal rule?", "Formal rule costs.") == 0
+    assert contradicted("Which is more costly, A or B?", "A is less costly than B.") == 0
+    assert contradicted("How successful were the efforts?", "The efforts were unsuccessful.") == 0
+    # "At least two" ranks nothing; a prefix that negates nothing ("improve", "discover").
+    assert contradicted("Which is used in most textbooks?", "At least two textbooks use it.") == 0
+    assert contradicted("How do I improve the speed?", "Tests prove the speed.") == 0
+    assert contradicted("Who discovered the island?", "Snow covered the island.") == 0
+    assert contradicted("Who mapped the uncovered island?", "Snow covered the island.") == 1
+
+
 def test_given_a_yes_no_or_negated_question_then_the_opposite_may_answer_it() -> None:
     private = ("Only private schools may charge fees.", 0.7)
     leader = ("Mazowiecki became the first non-communist prime minister.", 0.8)
