@@ -82,6 +82,7 @@ def test_given_an_opposite_the_sentence_does_not_mean_then_nothing_is_contradict
     )
     # The sentence negates the root: "not equal" is "unequal".
     assert contradicted("What if P and NP are unequal?", "If P is not equal to NP, it holds.") == 0
+    assert contradicted("What if P and NP are unequal?", "If P isn’t equal to NP, it holds.") == 0
     assert contradicted("What if P and NP are unequal?", "If P is equal to NP, it holds.") == 1
     # The question names both, offers a choice, or asks how much of the word holds.
     assert contradicted("Why is informal rule cheaper than formal rule?", "Formal rule costs.") == 0

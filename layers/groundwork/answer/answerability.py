@@ -222,10 +222,10 @@ def _unnegated(word: str) -> bool:
 
 
 def _said_negated(said: list[str], word: str) -> bool:
-    """``word`` follows a negation within two words ("not known", "is not equal")."""
+    """``word`` follows a negation within two words ("not known", "is not equal", "isn't
+    equal")."""
     return any(
-        w == word and any(n in _NEGATIONS for n in said[max(i - 2, 0) : i])
-        for i, w in enumerate(said)
+        w == word and negates(set(said[max(i - 2, 0) : i]), _NEGATIONS) for i, w in enumerate(said)
     )
 
 
