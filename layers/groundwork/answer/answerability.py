@@ -108,9 +108,14 @@ def features(evidence: Evidence) -> tuple[float, ...]:
         negated = float(negates(asked, _NEGATIONS) and not negates(said, _NEGATIONS))
         ranking = float(bool((asked & _RANKING) - said))
         names = float(min(len(_names(evidence.question) - set().union(*evidence.passage_words)), 2))
-        # A yes/no question is answered by the opposite ("Can hooks be sync?" "They must be
-        # async."), and a negated one agrees with it ("wasn't a communist", "non-communist").
-        if not yes_no(evidence.question, "en") and not negates(asked, _NEGATIONS):
+        # A yes/no question or a choice is answered by the opposite ("Can hooks be sync?"
+        # "They must be async."; "Which is more costly, A or B?" "A is less costly."), and a
+        # negated one agrees with it ("wasn't a communist", "non-communist").
+        if (
+            not yes_no(evidence.question, "en")
+            and "or" not in asked
+            and not negates(asked, _NEGATIONS)
+        ):
             contradicted = float(_contradicted(evidence.question, best.text))
     coverage, passage_coverage = best.coverage, evidence.passage_coverage
     if evidence.cross_lingual:
@@ -161,13 +166,10 @@ def _expected_coverage(similarity: float, line: tuple[float, float]) -> float:
 
 def _contradicted(question: str, sentence: str) -> bool:
     """A word of the question that the sentence lacks and whose opposite it has, where the
-    question does not name the opposite itself ("formal or informal"), offer a choice ("Which
-    is more costly, A or B?" "A is less costly than B.") nor ask how much of the word holds
-    ("How successful …?" "Unsuccessful.")."""
+    question does not name the opposite itself ("formal or informal") nor ask how much of the
+    word holds ("How successful …?" "Unsuccessful.")."""
     asked, said = _phrased(question), _phrased(sentence)
     asked_set, said_set = set(asked), set(said)
-    if "or" in asked_set:
-        return False
     degree = {asked[i + 1] for i, w in enumerate(asked[:-1]) if w == "how"}
     for word in asked_set - said_set - degree:
         if _mentions(said_set, word):  # "defeat" is said as "defeated"
