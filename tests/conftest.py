@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
@@ -23,6 +24,17 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def readme_checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A checkout holding this repository's README alone, for a first start to seed the default
+    collection from: tens of passages, where the README and every doc are 500 (nine minutes
+    to embed on two cores). Its texts are remembered once embedded (``embeddings.memory``), so
+    the tests seeding from it after the first cost little more."""
+    checkout = tmp_path_factory.mktemp("readme-checkout")
+    shutil.copyfile(REPO / "README.md", checkout / "README.md")
+    return checkout
 
 
 @pytest.fixture

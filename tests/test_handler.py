@@ -27,9 +27,11 @@ class LambdaContext:
 
 
 @pytest.fixture
-def handler_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[ModuleType]:
+def handler_module(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, readme_checkout: Path
+) -> Iterator[ModuleType]:
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("GROUNDWORK_DOCS_DIR", str(REPO))
+    monkeypatch.setenv("GROUNDWORK_DOCS_DIR", str(readme_checkout))
     get_settings.cache_clear()
     spec = importlib.util.spec_from_file_location("api_handler", REPO / "functions/api/handler.py")
     assert spec

@@ -45,7 +45,9 @@ def moto_endpoint() -> Iterator[str]:
 
 
 @pytest.fixture
-def aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Aws]:
+def aws(
+    moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, readme_checkout: Path
+) -> Iterator[Aws]:
     """Empty buckets, a queue with its dead-letter queue and the batch table, as in the template."""
     urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST"))
     for name, value in {
@@ -54,7 +56,7 @@ def aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
         "GROUNDWORK_DATA_DIR": str(tmp_path / "data"),
-        "GROUNDWORK_DOCS_DIR": str(REPO),
+        "GROUNDWORK_DOCS_DIR": str(readme_checkout),
         "GROUNDWORK_RETRIEVAL": "keyword",
     }.items():
         monkeypatch.setenv(name, value)
