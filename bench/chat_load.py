@@ -1,9 +1,10 @@
 """Load on ``POST /v1/chat``: concurrent streaming clients against a local uvicorn.
 
 Starts ``groundwork serve`` in a subprocess with the embedded defaults (SQLite state, hybrid
-retrieval with MiniLM, the extractive composer, this repository's docs ingested on first
-start), creates a user with a key and a grant on the default collection, then runs three
-phases of ``--requests`` streamed questions each, ``--clients`` at a time:
+retrieval with multilingual-e5-small, the extractive composer, this repository's docs indexed
+before it starts, where ``groundwork serve`` would index them beside the load), creates a user
+with a key and a grant on the default collection, then runs three phases of ``--requests``
+streamed questions each, ``--clients`` at a time:
 
 - ``fresh``: ``bypass_cache`` and a new ``request_id`` each: retrieval and generation;
 - ``cached``: the same questions again: answers from the response cache;
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import httpx
 
+from groundwork.api import startup
 from groundwork.settings import Settings
 from groundwork.storage.factory import get_stores
 
@@ -84,7 +86,7 @@ def start(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
         cwd=REPO,
         stdout=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 600  # the first start ingests the docs
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError("the server exited")
@@ -164,7 +166,9 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, help="reuse an indexed data directory")
     args = parser.parse_args()
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="chat-load-")) / "data"
-    key = api_key(Settings(data_dir=data_dir))
+    settings = Settings(data_dir=data_dir)
+    startup.start(settings)  # the docs, indexed before the server starts
+    key = api_key(settings)
     port = free_port()
     server = start(data_dir, port)
     url = f"http://127.0.0.1:{port}"

@@ -133,10 +133,12 @@ class Settings(BaseSettings):
     model_name: str = Field("groundwork-1", description="Model id reported by the API.")
     docs_dir: Path | None = Field(
         default_factory=_default_docs_dir,
-        description="README.md and docs/ here are ingested into the default collection on first "
-        "start when it is empty.",
+        description="README.md and docs/ here are ingested into the default collection on "
+        "start when it does not hold them all.",
     )
-    bootstrap_docs: bool = Field(True, description="Ingest docs_dir on start when empty.")
+    bootstrap_docs: bool = Field(
+        True, description="Ingest docs_dir on start when it is not all indexed."
+    )
     retrieval_k: int = Field(5, ge=1, le=50, description="Passages retrieved per question.")
     starters_per_source: int = Field(
         3,

@@ -4,17 +4,20 @@ indexed again when an older version wrote its cards without source locations."""
 from __future__ import annotations
 
 import logging
+import multiprocessing
 from pathlib import Path
 
 import pytest
 
-from groundwork.api.startup import warn_unlocated
+from groundwork.api.startup import start, warn_unlocated
+from groundwork.auth.local import LOCAL_USER
 from groundwork.domain.cards import Card
 from groundwork.ingest.bootstrap import ingest_docs
 from groundwork.retrieval.base import SearchFilter
 from groundwork.retrieval.factory import get_retriever
 from groundwork.retrieval.keyword import KeywordIndex
 from groundwork.settings import Settings
+from groundwork.storage.factory import get_storage, get_stores
 from groundwork.storage.sqlite import SQLiteStorage
 
 
@@ -41,6 +44,36 @@ def test_given_an_empty_collection_when_started_then_each_document_is_said_as_in
     assert ingest_docs(index, storage, root, "default", say=said.append) is None  # nothing to do
 
 
+@pytest.mark.parametrize("stopped", ["before the guide", "while writing the guide"])
+def test_given_a_first_start_stopped_midway_when_started_again_then_the_rest_is_indexed(
+    tmp_path: Path, index: KeywordIndex, storage: SQLiteStorage, stopped: str
+) -> None:
+    """Given a first start stopped after the README (the guide never ingested, or its record
+    left unfinished), when the service starts again, then the guide is indexed and the README
+    is not read again."""
+    root = _docs(tmp_path / "repo")
+    ingest_docs(index, storage, root, "default", say=lambda _: None)
+    (guide,) = [s for s in storage.list_sources("default") if s.location == "docs/guide.md"]
+    index.delete_source(guide.id)
+    if stopped == "before the guide":
+        storage.delete_source(guide.id)
+    else:
+        storage.put_source(guide.model_copy(update={"content_hash": ""}))
+    said: list[str] = []
+
+    report = ingest_docs(index, storage, root, "default", say=said.append)
+
+    assert report is not None
+    assert (report.unchanged, report.cards) == (1, 1)
+    assert said[0] == (
+        f"indexing 2 documents of {root} into `default` "
+        "(1 not indexed yet: a start stopped before it was done)"
+    )
+    assert said[1:3] == ["  [1/2] README.md: unchanged", "  [2/2] docs/guide.md: 1 passages"]
+    assert index.source_cards("default") == {s.id: 1 for s in storage.list_sources("default")}
+    assert ingest_docs(index, storage, root, "default", say=said.append) is None
+
+
 def test_given_cards_from_before_locations_when_started_then_the_docs_are_indexed_again(
     tmp_path: Path, index: KeywordIndex, storage: SQLiteStorage
 ) -> None:
@@ -63,6 +96,38 @@ def test_given_cards_from_before_locations_when_started_then_the_docs_are_indexe
     assert report.updated == 2
     assert "without source locations" in said[0]
     assert index.unlocated() == {}
+
+
+def test_given_a_first_start_of_serve_when_it_starts_then_the_docs_are_seeded_beside_it(
+    tmp_path: Path,
+) -> None:
+    """Given the first start of `groundwork serve` (the docs seeded aside), when the app starts,
+    then it returns with the default collection already the local user's, and the docs come in
+    from a process of its own; a later start finds nothing to do and starts none."""
+    root = _docs(tmp_path / "repo")
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        docs_dir=root,
+        retrieval="keyword",
+        local_user=True,
+        starters_per_source=0,
+    )
+
+    start(settings, docs_aside=True)
+
+    assert get_stores(settings).accounts.can_see(LOCAL_USER, "default")
+    (seeding,) = _seeding()
+    seeding.join(120)
+    assert seeding.exitcode == 0
+    sources = get_storage(settings).list_sources("default")
+    assert sorted(s.location for s in sources) == ["README.md", "docs/guide.md"]
+    assert all(s.content_hash for s in sources)
+    start(settings, docs_aside=True)
+    assert _seeding() == []
+
+
+def _seeding() -> list[multiprocessing.process.BaseProcess]:
+    return [p for p in multiprocessing.active_children() if p.name == "groundwork-docs"]
 
 
 def test_given_cards_without_locations_when_serve_starts_then_it_says_how_to_add_them(

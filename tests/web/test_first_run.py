@@ -1,8 +1,9 @@
 """A new user's first run, as the README tells it: `groundwork serve` on the embedded defaults
-(what ``./scripts/run.sh`` execs once the environment is set up) indexes the documentation on
-its first start, saying so, and the page at ``/`` answers the README's own question with no
-API key. The documentation is the repository's README alone, so that the first start embeds
-tens of passages rather than the hundreds of every doc; what it serves is the command's own."""
+(what ``./scripts/run.sh`` execs once the environment is set up) serves at once and indexes the
+documentation beside it on its first start, saying so, and the page at ``/`` answers the
+README's own question with no API key. The documentation is the repository's README alone, so
+that the first start embeds tens of passages rather than the hundreds of every doc; what it
+serves is the command's own."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from playwright.sync_api import Browser, expect
 from groundwork.local_lambda.emulator import free_port
 from tests.web.conftest import REPO, opened_page
 
-#: Seconds the first start may take to index the README (tens of seconds under load).
+#: Seconds the first start may take to serve, and to index the README (tens of seconds under
+#: load).
 STARTUP_S = 300
 
 
@@ -68,11 +70,16 @@ def test_given_a_first_run_when_the_readme_question_is_asked_in_the_page_then_it
     browser: Browser, first_run: tuple[str, Path]
 ) -> None:
     url, log = first_run
-    said = log.read_text()
+    deadline = time.monotonic() + STARTUP_S
+    while "groundwork: indexed 1 documents" not in (said := log.read_text()):
+        assert time.monotonic() < deadline, f"the README was not indexed: {said}"
+        time.sleep(0.5)
 
     assert "into `default` (first start)" in said
     assert "[1/1] README.md:" in said
     assert "needs no API key" in said
+    # Served before the README was indexed, beside it.
+    assert said.index("Application startup complete") < said.index("indexed 1 documents")
 
     with opened_page(browser, url + "/") as page:
         expect(page.get_by_role("checkbox", name="default")).to_be_visible()

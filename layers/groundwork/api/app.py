@@ -33,14 +33,16 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, docs_aside: bool = False) -> FastAPI:
+    """The service; ``docs_aside`` seeds the docs beside it instead of before it answers
+    (``api.startup.start``)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         from groundwork.api.startup import start
 
-        start(settings)
+        start(settings, docs_aside=docs_aside)
         yield
 
     app = FastAPI(

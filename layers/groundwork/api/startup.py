@@ -1,4 +1,5 @@
-"""What the service does once when it starts, before it answers anything."""
+"""What the service does once when it starts: before it answers anything, or beside it (the
+docs that ``groundwork serve`` seeds)."""
 
 from __future__ import annotations
 
@@ -6,35 +7,84 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from groundwork.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 
-def start(settings: Settings) -> None:
+def start(settings: Settings, *, docs_aside: bool = False) -> None:
     """Seed the default collection with the docs (when asked) and set up the local user (when
-    on). Neither runs in a deployment, whose start must not wait on the index."""
+    on). Neither runs in a deployment, whose start must not wait on the index.
+
+    ``docs_aside`` (``groundwork serve``) seeds them in a process of its own, so that the
+    service answers at once, from what is indexed so far (the README first), where a first
+    start that waited for every doc would take minutes before the page opened.
+    """
     from groundwork.retrieval.factory import get_retriever
 
+    aside = False
     if settings.bootstrap_docs and settings.docs_dir is not None:
-        from groundwork.ingest.bootstrap import ingest_docs
-        from groundwork.starters.factory import starter_proposer
-        from groundwork.storage.factory import get_storage
-
-        ingest_docs(
-            get_retriever(settings),
-            get_storage(settings),
-            settings.docs_dir,
-            settings.default_collection,
-            starter_proposer(settings),
-        )
+        if not docs_aside:
+            seed_docs(settings, settings.docs_dir)
+        elif _pending(settings, settings.docs_dir):
+            _seed_aside(settings, settings.docs_dir)
+            aside = True
     if settings.local_user:
-        from groundwork.auth.local import prepare_local_user
+        from groundwork.auth.local import grant_local, prepare_local_user
         from groundwork.storage.factory import get_stores
 
-        prepare_local_user(
-            get_stores(settings).accounts, get_retriever(settings), settings.default_collection
-        )
+        accounts = get_stores(settings).accounts
+        prepare_local_user(accounts, get_retriever(settings), settings.default_collection)
+        if aside:  # still empty, but the page should list what is coming
+            grant_local(accounts, settings.default_collection)
+
+
+def seed_docs(settings: Settings, docs: Path) -> None:
+    """Index ``docs`` into the default collection when it does not hold them all yet."""
+    from groundwork.ingest.bootstrap import ingest_docs
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.starters.factory import starter_proposer
+    from groundwork.storage.factory import get_storage
+
+    ingest_docs(
+        get_retriever(settings),
+        get_storage(settings),
+        docs,
+        settings.default_collection,
+        starter_proposer(settings),
+    )
+
+
+def _pending(settings: Settings, docs: Path) -> bool:
+    from groundwork.ingest.bootstrap import pending
+    from groundwork.retrieval.factory import get_retriever
+    from groundwork.storage.factory import get_storage
+
+    collection = settings.default_collection
+    return pending(get_retriever(settings), get_storage(settings), docs, collection) is not None
+
+
+def _seed_aside(settings: Settings, docs: Path) -> None:
+    import multiprocessing
+
+    # Spawned, not forked: a fork of a process whose OpenMP threads have run can hang. Daemonic,
+    # so it ends with the service; a source it was writing is finished by the next start.
+    multiprocessing.get_context("spawn").Process(
+        target=_seed_in_child, args=(settings, docs), name="groundwork-docs", daemon=True
+    ).start()
+
+
+def _seed_in_child(settings: Settings, docs: Path) -> None:
+    import sys
+
+    try:
+        seed_docs(settings, docs)
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group
+        print("groundwork: indexing stopped; the next start goes on", file=sys.stderr)
+    except Exception as error:  # the service runs on: its requests say what is wrong
+        print(f"groundwork: indexing the docs failed: {error}", file=sys.stderr)
 
 
 def warn_unlocated(settings: Settings) -> None:

@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings_for(args.host)
     _say_how_to_sign_in(settings, args.host, args.port)
     warn_unlocated(settings)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_config=log_config())
+    app = create_app(settings, docs_aside=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_config=log_config())
     return 0
 
 
