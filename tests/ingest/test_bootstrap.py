@@ -98,24 +98,27 @@ def test_given_cards_from_before_locations_when_started_then_the_docs_are_indexe
     assert index.unlocated() == {}
 
 
+@pytest.mark.parametrize("local_user", [True, False])
 def test_given_a_first_start_of_serve_when_it_starts_then_the_docs_are_seeded_beside_it(
-    tmp_path: Path,
+    tmp_path: Path, local_user: bool
 ) -> None:
     """Given the first start of `groundwork serve` (the docs seeded aside), when the app starts,
-    then it returns with the default collection already the local user's, and the docs come in
-    from a process of its own; a later start finds nothing to do and starts none."""
+    then it returns with the default collection registered (the local user's, when on), and the
+    docs come in from a process of its own; a later start finds nothing to do and starts none."""
     root = _docs(tmp_path / "repo")
     settings = Settings(
         data_dir=tmp_path / "data",
         docs_dir=root,
         retrieval="keyword",
-        local_user=True,
+        local_user=local_user,
         starters_per_source=0,
     )
 
     start(settings, docs_aside=True)
 
-    assert get_stores(settings).accounts.can_see(LOCAL_USER, "default")
+    accounts = get_stores(settings).accounts
+    assert accounts.get_collection("default") is not None
+    assert accounts.can_see(LOCAL_USER, "default") is local_user
     (seeding,) = _seeding()
     seeding.join(120)
     assert seeding.exitcode == 0

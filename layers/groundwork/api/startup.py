@@ -31,14 +31,20 @@ def start(settings: Settings, *, docs_aside: bool = False) -> None:
         elif _pending(settings, settings.docs_dir):
             _seed_aside(settings, settings.docs_dir)
             aside = True
-    if settings.local_user:
-        from groundwork.auth.local import grant_local, prepare_local_user
+    if aside:
+        # Registered while still empty, so that it can be granted (`groundwork admin grant`)
+        # and the page lists it before its first document is in.
+        from groundwork.auth.local import grant_local
         from groundwork.storage.factory import get_stores
 
-        accounts = get_stores(settings).accounts
-        prepare_local_user(accounts, get_retriever(settings), settings.default_collection)
-        if aside:  # still empty, but the page should list what is coming
-            grant_local(accounts, settings.default_collection)
+        grant_local(get_stores(settings).accounts, settings.default_collection)
+    if settings.local_user:
+        from groundwork.auth.local import prepare_local_user
+        from groundwork.storage.factory import get_stores
+
+        prepare_local_user(
+            get_stores(settings).accounts, get_retriever(settings), settings.default_collection
+        )
 
 
 def seed_docs(settings: Settings, docs: Path) -> None:
