@@ -26,15 +26,25 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
+def checkout(folder: Path, docs: tuple[str, ...] = ()) -> Path:
+    """``folder`` made a checkout of this repository's README and the pages ``docs`` of its
+    docs/, for a first start to seed the default collection from: the README and every doc are
+    500 passages, nine minutes to embed on two cores."""
+    folder.mkdir(exist_ok=True)
+    shutil.copyfile(REPO / "README.md", folder / "README.md")
+    if docs:
+        (folder / "docs").mkdir()
+    for name in docs:
+        shutil.copyfile(REPO / "docs" / name, folder / "docs" / name)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def readme_checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A checkout holding this repository's README alone, for a first start to seed the default
-    collection from: tens of passages, where the README and every doc are 500 (nine minutes
-    to embed on two cores). Its texts are remembered once embedded (``embeddings.memory``), so
-    the tests seeding from it after the first cost little more."""
-    checkout = tmp_path_factory.mktemp("readme-checkout")
-    shutil.copyfile(REPO / "README.md", checkout / "README.md")
-    return checkout
+    """A checkout holding the README alone: tens of passages. Its texts are remembered once
+    embedded (``embeddings.memory``), so the tests seeding from it after the first cost little
+    more."""
+    return checkout(tmp_path_factory.mktemp("readme-checkout"))
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from groundwork.domain.cards import Card
 from groundwork.generation.base import GenerationRequest, Generator
 from groundwork.retrieval.factory import get_retriever
 from groundwork.settings import Settings
-from tests.conftest import REPO
+from tests.conftest import checkout
 
 CATECHISM = [
     ("Who made us?", "God made us."),
@@ -103,12 +102,8 @@ _DOCS = ("deploy.md", "chat.md", "chat-completions.md")
 def docs_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """The embedded defaults, seeded once per module on the first start from a checkout of
     this repository's README and some of its docs."""
-    checkout = tmp_path_factory.mktemp("checkout")
-    (checkout / "docs").mkdir()
-    shutil.copyfile(REPO / "README.md", checkout / "README.md")
-    for name in _DOCS:
-        shutil.copyfile(REPO / "docs" / name, checkout / "docs" / name)
-    settings = Settings(data_dir=tmp_path_factory.mktemp("docs") / "data", docs_dir=checkout)
+    docs = checkout(tmp_path_factory.mktemp("checkout"), _DOCS)
+    settings = Settings(data_dir=tmp_path_factory.mktemp("docs") / "data", docs_dir=docs)
     with TestClient(create_app(settings)) as client:
         yield client
 

@@ -8,7 +8,6 @@ serves is the command's own."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -20,7 +19,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from groundwork.local_lambda.emulator import free_port
-from tests.web.conftest import REPO, opened_page
+from tests.conftest import checkout
+from tests.web.conftest import opened_page
 
 #: Seconds the first start may take to serve, and to index the README (tens of seconds under
 #: load).
@@ -30,9 +30,7 @@ STARTUP_S = 300
 @pytest.fixture
 def first_run(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """`groundwork serve` on a fresh machine's state: its URL and the file it logs to."""
-    docs = tmp_path / "checkout"
-    docs.mkdir()
-    shutil.copyfile(REPO / "README.md", docs / "README.md")
+    docs = checkout(tmp_path / "checkout")
     # A fresh machine: none of the test run's own configuration (the live services' exports).
     env = {k: v for k, v in os.environ.items() if not k.startswith("GROUNDWORK_")}
     env.update(GROUNDWORK_DATA_DIR=str(tmp_path / "data"), GROUNDWORK_DOCS_DIR=str(docs))
