@@ -8,7 +8,9 @@ import multiprocessing
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from groundwork.api.app import create_app
 from groundwork.api.startup import start, warn_unlocated
 from groundwork.auth.local import LOCAL_USER
 from groundwork.domain.cards import Card
@@ -114,19 +116,48 @@ def test_given_a_first_start_of_serve_when_it_starts_then_the_docs_are_seeded_be
         starters_per_source=0,
     )
 
-    start(settings, docs_aside=True)
+    seeding = start(settings, docs_aside=True)
 
     accounts = get_stores(settings).accounts
     assert accounts.get_collection("default") is not None
     assert accounts.can_see(LOCAL_USER, "default") is local_user
-    (seeding,) = _seeding()
-    seeding.join(120)
-    assert seeding.exitcode == 0
+    assert seeding is not None
+    assert _seeding() == [seeding.process]
+    seeding.process.join(120)
+    assert seeding.process.exitcode == 0
+    assert seeding.running() is None
+    assert seeding.done.value == seeding.documents == 2
     sources = get_storage(settings).list_sources("default")
     assert sorted(s.location for s in sources) == ["README.md", "docs/guide.md"]
     assert all(s.content_hash for s in sources)
-    start(settings, docs_aside=True)
+    assert start(settings, docs_aside=True) is None
     assert _seeding() == []
+
+
+def test_given_docs_seeded_beside_the_service_when_health_is_asked_then_it_says_how_far(
+    tmp_path: Path,
+) -> None:
+    """Given `groundwork serve`'s first start, when /health is asked while the docs go in, then
+    it says into which collection and how many of how many; once they are in, it says nothing
+    of them."""
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        docs_dir=_docs(tmp_path / "repo"),
+        retrieval="keyword",
+        starters_per_source=0,
+    )
+
+    with TestClient(create_app(settings, docs_aside=True)) as client:
+        # The indexing process is spawned: a fresh interpreter that takes a second to import.
+        during = client.get("/health").json()
+        (seeding,) = _seeding()
+        seeding.join(120)
+        after = client.get("/health").json()
+
+    assert during["indexing"]["collection"] == "default"
+    assert during["indexing"]["documents"] == 2
+    assert during["indexing"]["done"] in (0, 1, 2)
+    assert after == {"status": "ok", "version": during["version"]}
 
 
 def _seeding() -> list[multiprocessing.process.BaseProcess]:

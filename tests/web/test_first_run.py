@@ -1,6 +1,7 @@
 """A new user's first run, as the README tells it: `groundwork serve` on the embedded defaults
 (what ``./scripts/run.sh`` execs once the environment is set up) serves at once and indexes the
-documentation beside it on its first start, saying so, and the page at ``/`` answers the
+documentation beside it on its first start, saying so (on stderr, in ``/health`` and in the
+page, until it is done), and the page at ``/`` answers the
 README's own question with no API key. The documentation is the repository's README alone, so
 that the first start embeds tens of passages rather than the hundreds of every doc; what it
 serves is the command's own."""
@@ -68,18 +69,23 @@ def test_given_a_first_run_when_the_readme_question_is_asked_in_the_page_then_it
     browser: Browser, first_run: tuple[str, Path]
 ) -> None:
     url, log = first_run
-    deadline = time.monotonic() + STARTUP_S
-    while "groundwork: indexed 1 documents" not in (said := log.read_text()):
-        assert time.monotonic() < deadline, f"the README was not indexed: {said}"
-        time.sleep(0.5)
-
-    assert "into `default` (first start)" in said
-    assert "[1/1] README.md:" in said
-    assert "needs no API key" in said
-    # Served before the README was indexed, beside it.
-    assert said.index("Application startup complete") < said.index("indexed 1 documents")
+    # Served at once, the README going in beside it (tens of seconds of embedding).
+    indexing = httpx.get(f"{url}/health").json()["indexing"]
+    assert indexing == {"collection": "default", "documents": 1, "done": 0}
 
     with opened_page(browser, url + "/") as page:
+        status = page.locator("#indexing")
+        expect(status).to_contain_text("Indexing the docs into default: 0 of 1 documents in.")
+        deadline = time.monotonic() + STARTUP_S
+        while "groundwork: indexed 1 documents" not in (said := log.read_text()):
+            assert time.monotonic() < deadline, f"the README was not indexed: {said}"
+            time.sleep(0.5)
+        expect(status).to_be_hidden(timeout=10_000)
+
+        assert "into `default` (first start)" in said
+        assert "[1/1] README.md:" in said
+        assert "needs no API key" in said
+        assert said.index("Application startup complete") < said.index("indexed 1 documents")
         expect(page.get_by_role("checkbox", name="default")).to_be_visible()
         page.get_by_label("Question", exact=True).fill("How do I run the tests?")
         page.get_by_role("button", name="Ask", exact=True).click()

@@ -39,10 +39,10 @@ def create_app(settings: Settings | None = None, *, docs_aside: bool = False) ->
     settings = settings or get_settings()
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from groundwork.api.startup import start
 
-        start(settings, docs_aside=docs_aside)
+        app.state.seeding = start(settings, docs_aside=docs_aside)
         yield
 
     app = FastAPI(

@@ -40,16 +40,20 @@ def ingest_docs(
     starters: StarterProposer | None = None,
     *,
     say: Callable[[str], object] | None = None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> IngestReport | None:
     """Index ``root``'s README and docs into ``collection`` when it holds no card yet, misses
     some of them, or holds cards without a source location; None when there was nothing to
-    do. ``say`` (default: a line on stderr) hears what is indexed, file by file."""
+    do. ``say`` (default: a line on stderr) hears what is indexed, file by file; ``progress``
+    hears how many of how many files are done, 0 first."""
     why = pending(retriever, storage, root, collection)
     if why is None:
         return None
     say = say or _stderr
     files = doc_files(root)
     say(f"indexing {len(files)} documents of {root} into `{collection}` ({why})")
+    if progress:
+        progress(0, len(files))
     passages: dict[Path, int] = {}
     done = 0
     began = time.monotonic()
@@ -59,6 +63,8 @@ def ingest_docs(
         done += 1
         count = f"{passages[file]} passages" if file in passages else "unchanged"
         say(f"  [{done}/{len(files)}] {file.relative_to(root)}: {count}")
+        if progress:
+            progress(done, len(files))
 
     report = Ingestor(retriever, storage, starters).ingest(
         files,

@@ -102,6 +102,10 @@ export function checkGrounding(candidate, facts, threshold, claimScores = true) 
   });
 }
 
+export function health() {
+  return call("GET", "health");
+}
+
 export function collections() {
   return call("GET", "v1/collections");
 }

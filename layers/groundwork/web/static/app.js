@@ -4,6 +4,7 @@ import { apiKey, setApiKey } from "./api.js";
 import { askedConversation, setupAsk } from "./ask.js";
 import { setupConversations, showConversations } from "./conversations.js";
 import { setupGrounding } from "./grounding.js";
+import { watchIndexing } from "./indexing.js";
 import { loadCollections } from "./scope.js";
 import { setupStarters } from "./starters.js";
 
@@ -55,4 +56,5 @@ setupAsk();
 setupConversations();
 setupGrounding();
 setupStarters();
+watchIndexing();
 document.body.dataset.ready = "true";
