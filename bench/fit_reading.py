@@ -72,6 +72,9 @@ from groundwork.storage.factory import get_storage
 #: vectors' product; scaled by this, the fit's ridge (1) holds them back as much as held-out
 #: figures allow (20–40 gave the same first sentences within a point, 10 and 60 a point less).
 NEARNESS_SCALE = 30.0
+#: The unit's cosine with the question's topic (the question embedded as a passage) is fitted
+#: times this, against the same ridge (5 gave the first sentence a point less, held out).
+TOPICAL_SCALE = 10.0
 DIMENSION = E5_SMALL.dimension
 
 #: Questions of the next corpus asked of each corpus (none of them is answered there): they
@@ -166,6 +169,7 @@ class Question:
     reading: Reading
     similarity: dict[int, float]  # every embedded unit's, not only those the service embeds
     asked: npt.NDArray[np.float32]  # the question's vector
+    topic: npt.NDArray[np.float32]  # the question's vector as a passage
     vectors: dict[int, npt.NDArray[np.float32]]  # every embedded unit's
     passage_labels: npt.NDArray[np.float64]  # each passage has a unit that answers
     unit_labels: dict[int, bool]  # each candidate unit, quoted, answers (first sentence)
@@ -189,7 +193,8 @@ def read_all(rows: list[dict[str, Any]], memo: Memo) -> list[Question]:
         ("query", [r["question"] for r in rows]),
         (
             "passage",
-            [
+            [r["question"] for r in rows]
+            + [
                 reading.embedded_text(i)
                 for reading in readings
                 for i, placed in enumerate(reading.placed)
@@ -205,6 +210,7 @@ def read_all(rows: list[dict[str, Any]], memo: Memo) -> list[Question]:
     out = []
     for row, cards, reading in zip(rows, cards_of, readings, strict=True):
         question = memo.seen[f"query\t{row['question']}"]
+        topic = memo.seen[f"passage\t{row['question']}"]
         vectors = {
             i: memo.seen[f"passage\t{reading.embedded_text(i)}"]
             for i, placed in enumerate(reading.placed)
@@ -222,7 +228,9 @@ def read_all(rows: list[dict[str, Any]], memo: Memo) -> list[Question]:
             if good:
                 passage_labels[reading.placed[i].passage] = 1.0
         out.append(
-            Question(row, cards, reading, similarity, question, vectors, passage_labels, labels)
+            Question(
+                row, cards, reading, similarity, question, topic, vectors, passage_labels, labels
+            )
         )
     return out
 
@@ -325,7 +333,8 @@ def unit_options(
 ) -> tuple[list[int], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """The candidates the service would score, their UNIT_FEATURES and labels; in place of the
     learned nearness, the products of the question's and the unit's vectors' dimensions, times
-    NEARNESS_SCALE (their weights, fitted, are the nearness's)."""
+    NEARNESS_SCALE, and the unit's cosine with the question's topic, times TOPICAL_SCALE (their
+    weights, fitted, are the nearness's)."""
     reading = q.reading
     scores = reading.passage_scores(passage_weights)
     embedded = reading.to_embed(reading.passage_order(scores), budget)
@@ -338,8 +347,10 @@ def unit_options(
         chosen.append(i)
         vector = q.vectors.get(shown_by)
         products = NEARNESS_SCALE * q.asked * vector if vector is not None else np.zeros(DIMENSION)
-        rows.append(np.concatenate([reading.unit_features(i, similarity, scores)[:-1], products]))
-    x = np.array(rows, dtype=np.float64).reshape(len(rows), len(UNIT_FEATURES) - 1 + DIMENSION)
+        topical = TOPICAL_SCALE * float(vector @ q.topic) if vector is not None else 0.0
+        lexical = reading.unit_features(i, similarity, scores)[:-1]
+        rows.append(np.concatenate([lexical, products, [topical]]))
+    x = np.array(rows, dtype=np.float64).reshape(len(rows), len(UNIT_FEATURES) + DIMENSION)
     y = np.array([q.unit_labels.get(i, False) for i in chosen], dtype=np.float64)
     return chosen, x, y
 
@@ -349,13 +360,19 @@ class Model:
     passage: npt.NDArray[np.float64]
     unit: npt.NDArray[np.float64]
     nearness: npt.NDArray[np.float64]  # groundwork.answer.nearness.WEIGHTS
+    topical: float  # groundwork.answer.nearness.TOPICAL_WEIGHT
 
 
 def fit_model(questions: list[Question]) -> Model:
     passage = fit_choice(stack([passage_options(q) for q in questions if q.answerable]))
     unit = fit_choice(stack([unit_options(q, passage)[1:] for q in questions if q.answerable]))
     lexical = len(UNIT_FEATURES) - 1
-    return Model(passage, np.append(unit[:lexical], 1.0), NEARNESS_SCALE * unit[lexical:])
+    return Model(
+        passage,
+        np.append(unit[:lexical], 1.0),
+        NEARNESS_SCALE * unit[lexical:-1],
+        TOPICAL_SCALE * float(unit[-1]),
+    )
 
 
 def main() -> None:
@@ -377,7 +394,9 @@ def evidence_for(q: Question, model: Model) -> Evidence:
     embedded = reading.to_embed(reading.passage_order(scores))
     similarity = {i: q.similarity[i] for i in embedded}
     vectors = {i: q.vectors[i] for i in embedded}
-    learned = nearness(q.asked, vectors, E5_SMALL, model.nearness)
+    learned = nearness(
+        q.asked, vectors, E5_SMALL, model.nearness, topic=q.topic, topical=model.topical
+    )
     card_answer = metadata_answer(q.row["question"], q.cards)
     return evidence_of(reading, q.cards, similarity, scores, card_answer, model.unit, learned)
 
@@ -509,6 +528,7 @@ def report(questions: list[Question]) -> None:
     print(f"relevance.PASSAGE_WEIGHTS = ({', '.join(f'{v:.3f}' for v in model.passage)})")
     print(f"relevance.UNIT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in model.unit)})")
     print(f"nearness.WEIGHTS = ({', '.join(f'{v:.3f}' for v in model.nearness)})")
+    print(f"nearness.TOPICAL_WEIGHT = {model.topical:.3f}")
     print(f"confidence.COEFFICIENTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(f"confidence.THRESHOLD = {cut:.3f}")
 

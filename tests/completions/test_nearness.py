@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from groundwork.answer.nearness import WEIGHTS, nearness
+from groundwork.answer.nearness import TOPICAL_WEIGHT, WEIGHTS, nearness
 from groundwork.answer.relevance import UNIT_FEATURES, UNIT_WEIGHTS, evidence_of, read
 from groundwork.domain.cards import Card
 from groundwork.embeddings.models import E5_SMALL, MINILM
@@ -26,6 +26,17 @@ def test_given_e5_vectors_then_the_nearness_is_their_product_with_each_dimension
     assert len(WEIGHTS) == E5_SMALL.dimension
     assert set(found) == {3}
     assert np.isclose(found[3], float(np.sum(question * unit * np.array(WEIGHTS))), rtol=1e-5)
+
+
+def test_given_the_questions_topic_then_the_units_cosine_with_it_counts_too() -> None:
+    rng = np.random.default_rng(1)
+    question, topic, unit = rng.standard_normal((3, E5_SMALL.dimension)).astype(np.float32)
+
+    found = nearness(question, {0: unit}, E5_SMALL, topic=topic)
+
+    assert TOPICAL_WEIGHT > 0  # fitted: the nearer the topic, the likelier the answer
+    weighed = float(np.sum(question * unit * np.array(WEIGHTS)))
+    assert np.isclose(found[0], weighed + TOPICAL_WEIGHT * float(unit @ topic), rtol=1e-5)
 
 
 def test_given_another_models_vectors_then_there_is_no_nearness() -> None:

@@ -54,8 +54,11 @@ def test_given_five_long_passages_when_gathered_then_whole_ones_within_budget_ar
 
     evidence = gather(question, passages, embedder)
 
-    (asked_as, [asked]), (read_as, sentences) = embedder.calls
+    # The question as a query, the units, then the question as a passage (its topic, which the
+    # learned nearness reads too).
+    (asked_as, [asked]), (read_as, sentences), topic = embedder.calls
     assert (asked_as, asked, read_as) == ("query", question, "passage")
+    assert topic == ("passage", [question])
     assert len(sentences) <= MAX_EMBEDDED < 41
     # The passage that holds the answer (rank 1, the only one naming the lighthouse) is read
     # whole, and no passage is read in part.

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from groundwork.answer.answer_type import expected, fits
 from groundwork.answer.asking import MODALS, how_to, negates, yes_no
 from groundwork.answer.metadata import metadata_answer
-from groundwork.answer.nearness import nearness
+from groundwork.answer.nearness import fitted_for, nearness
 from groundwork.answer.units import Unit, units, word_count
 from groundwork.chat.language import detect_language
 from groundwork.retrieval.sentence_vectors import key
@@ -94,8 +94,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    4.076, 1.631, 1.211, -0.170, 0.905, 1.184, 0.407, 0.926, 0.070, -2.686, 3.207, 1.594,
-    -0.464, -1.587, -0.134, 0.000, 0.256, -0.030, 1.140, 0.007, 0.160, 0.345, 0.891, 0.821,
+    1.352, 1.333, 0.372, -0.145, 0.859, 1.137, 0.345, 0.894, 0.067, -2.674, 3.247, 1.591,
+    -0.502, -1.621, -0.071, 0.000, 0.260, -0.011, 1.210, 0.024, 0.084, 0.300, 0.867, 0.498,
     1.000,
 )  # fmt: skip
 
@@ -394,7 +394,8 @@ def gather(
         stored.update(zip(missing, fresh, strict=True))
     vectors = {i: vector for i, vector in stored.items() if vector is not None}
     similarity = {i: float(vector @ asked) for i, vector in vectors.items()}
-    learned = nearness(asked, vectors, embedder.model)
+    topic = embedder.embed([question], role="passage")[0] if fitted_for(embedder.model) else None
+    learned = nearness(asked, vectors, embedder.model, topic=topic)
     return evidence_of(reading, passages, similarity, passage_scores, card_answer, learned=learned)
 
 
