@@ -156,7 +156,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         yield Site(url, key, settings)
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: while Playwright's sync API runs, its event loop counts as running
+# in this thread, and a later test that runs a loop of its own (Mangum's handler) would fail.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     executable = chromium_path()
     if executable is None:
