@@ -23,12 +23,14 @@ corpus.
 
     .venv/bin/python -m bench.fit_reading [--records FILE.jsonl] [--cache FILE.npz]
         [--data-dir DIR]   # keep the indexes here and reuse them
+        [--misses N]       # and N answers judged wrong, to read by hand
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -380,11 +382,18 @@ def main() -> None:
     parser.add_argument("--records", type=Path, help="reuse (or write) the questions' passages")
     parser.add_argument("--data-dir", type=Path, help="keep the indexes here and reuse them")
     parser.add_argument("--cache", type=Path, help="keep the embeddings here (.npz)")
+    parser.add_argument(
+        "--misses",
+        type=int,
+        default=0,
+        help="also print this many held-out precise answers judged wrong, drawn at random, to "
+        "read by hand",
+    )
     args = parser.parse_args()
     memo = Memo(get_embedder(), args.cache)
     rows = records(args.records, args.data_dir, memo)
     questions = read_all(rows, memo)
-    report(questions)
+    report(questions, args.misses)
 
 
 def evidence_for(q: Question, model: Model) -> Evidence:
@@ -409,6 +418,7 @@ class Judged:
     answers: bool  # the first unit holds an expected fragment
     right_source: bool
     features: tuple[float, ...]
+    opening: str = ""  # the answer's first sentence
     confidence: float = 0.0
     refused: bool = False
 
@@ -424,15 +434,16 @@ def judge(q: Question, model: Model) -> Judged:
 def judge_evidence(q: Question, evidence: Evidence) -> Judged:
     best = evidence.best
     answers = right = False
+    opening = ""
     if evidence.card_answer is not None:
-        passage, sentence = evidence.card_answer
-        answers = q.answerable and holds_answer(sentence, tuple(q.row["answers"]))
+        passage, opening = evidence.card_answer
+        answers = q.answerable and holds_answer(opening, tuple(q.row["answers"]))
         right = bool(q.row["passages"][passage]["right"])
     elif best is not None:
         opening = first_sentence(quoted(best))
         answers = q.answerable and holds_answer(opening, tuple(q.row["answers"]))
         right = bool(q.row["passages"][best.passage]["right"])
-    return Judged(q, answers, right, confidence_features(evidence))
+    return Judged(q, answers, right, confidence_features(evidence), opening)
 
 
 def calibrated(train: list[Judged], test: list[Judged]) -> tuple[npt.NDArray[np.float64], float]:
@@ -520,8 +531,28 @@ def print_tables(judged: list[Judged]) -> None:
         print()
 
 
-def report(questions: list[Question]) -> None:
-    print_tables(held_out(questions))
+def print_misses(judged: list[Judged], count: int) -> None:
+    """``count`` answers of ``precise`` judged not to answer though given, drawn with a fixed
+    seed: how strict the judge is, read by hand (docs/evaluation.md)."""
+    misses = [
+        j for j in judged
+        if j.question.row["quality"] == "precise" and j.question.answerable
+        and not j.refused and not j.answers
+    ]  # fmt: skip
+    print(f"### {count} of the {len(misses)} answers judged wrong (precise), at random\n")
+    for j in random.Random(0).sample(misses, min(count, len(misses))):
+        row = j.question.row
+        print(f"- {row['id']}: {row['question']}")
+        print(f"  - expected: {' | '.join(row['answers'])}")
+        print(f"  - first sentence: {' '.join(j.opening.split())[:400]}")
+    print()
+
+
+def report(questions: list[Question], misses: int = 0) -> None:
+    judged = held_out(questions)
+    print_tables(judged)
+    if misses:
+        print_misses(judged, misses)
     model = fit_model(questions)
     w, cut = calibrated([judge(q, model) for q in questions], [])
     print("fitted on every corpus (what groundwork.answer ships):")
