@@ -10,7 +10,8 @@ is then read as :mod:`groundwork.answer.relevance` reads it, every unit embedded
 with the judge of ``groundwork eval``: a unit answers when, quoted by the composer, the
 answer's first sentence holds an expected fragment.
 
-For each corpus in turn, on the other corpora's questions (both qualities): the passage weights
+For each corpus in turn, on the other corpora's questions (both qualities; never those of a
+corpus kept apart for measurement, ``"apart": true`` in its ``corpus.json``): the passage weights
 (a conditional logit over each question's passages: does one of its units answer), the unit
 weights (a conditional logit over the units the service would embed and score, the learned
 nearness's 384 dimension weights among them: ``groundwork.answer.nearness``), the confidence
@@ -18,8 +19,8 @@ nearness's 384 dimension weights among them: ``groundwork.answer.nearness``), th
 answerable questions). The held-out corpus is answered with them. Printed: per quality and
 corpus, the first sentence answering, the right source cited first, absent questions refused,
 false refusals, the confidence's AUROC, another corpus's questions refused; the curves of false
-refusals against refused absent questions by threshold; and what ships, fitted on every
-corpus.
+refusals against refused absent questions by threshold, the corpora kept apart in rows of
+their own; and what ships, fitted on every corpus not kept apart.
 
     .venv/bin/python -m bench.fit_reading [--records FILE.jsonl] [--cache FILE.npz]
         [--data-dir DIR]   # keep the indexes here and reuse them
@@ -460,12 +461,12 @@ def calibrated(train: list[Judged], test: list[Judged]) -> tuple[npt.NDArray[np.
     return w, cut
 
 
-def held_out(questions: list[Question]) -> list[Judged]:
+def held_out(questions: list[Question], apart: frozenset[str] = frozenset()) -> list[Judged]:
     """Every question judged with the weights, confidence and threshold fitted on the other
-    corpora."""
+    corpora, never on those kept ``apart`` (which are only measured)."""
     out: list[Judged] = []
     for name in tqdm(sorted({q.corpus for q in questions}), desc="leave one corpus out"):
-        train = [q for q in questions if q.corpus != name]
+        train = [q for q in questions if q.corpus != name and q.corpus not in apart]
         model = fit_model(train)
         test = [judge(q, model) for q in questions if q.corpus == name]
         calibrated([judge(q, model) for q in train], test)
@@ -491,8 +492,18 @@ def share(flags: Sequence[bool]) -> str:
     return f"{np.mean(flags):.2f}" if len(flags) else "–"
 
 
-def print_tables(judged: list[Judged]) -> None:
+def print_tables(judged: list[Judged], apart: frozenset[str] = frozenset()) -> None:
+    """Per quality, a row per corpus, then ``overall`` (the corpora fitted on, each held out)
+    and ``kept apart`` (those never fitted on), where there are any."""
     names = sorted({j.question.corpus for j in judged})
+    groups = [*names, "overall", *(["kept apart"] if apart else [])]
+
+    def within(j: Judged, group: str) -> bool:
+        corpus = j.question.corpus
+        if group == "overall":
+            return corpus not in apart
+        return corpus in apart if group == "kept apart" else corpus == group
+
     for quality in ("fast", "precise"):
         print(f"### {quality}, each corpus held out\n")
         print(
@@ -500,11 +511,8 @@ def print_tables(judged: list[Judged]) -> None:
             " | false refusals | confidence AUROC | another corpus's refused |"
         )
         print("|---|---|---|---|---|---|---|---|")
-        for name in [*names, "overall"]:
-            asked = [
-                j for j in judged
-                if j.question.row["quality"] == quality and name in (j.question.corpus, "overall")
-            ]  # fmt: skip
+        for name in groups:
+            asked = [j for j in judged if j.question.row["quality"] == quality and within(j, name)]
             rows = [j for j in asked if not j.question.row.get("foreign")]
             others = [j.refused for j in asked if j.question.row.get("foreign")]
             first, source, absent, false, area = columns(rows)
@@ -516,10 +524,10 @@ def print_tables(judged: list[Judged]) -> None:
         print(f"### {quality}: false refusals / absent refused, by confidence threshold\n")
         print("| corpus | " + " | ".join(f"{t:.1f}" for t in CURVE) + " |")
         print("|---|" + "---|" * len(CURVE))
-        for name in [*names, "overall"]:
+        for name in groups:
             rows = [
                 j for j in judged
-                if j.question.row["quality"] == quality and name in (j.question.corpus, "overall")
+                if j.question.row["quality"] == quality and within(j, name)
                 and not j.question.row.get("foreign")
             ]  # fmt: skip
             cells = []
@@ -549,13 +557,15 @@ def print_misses(judged: list[Judged], count: int) -> None:
 
 
 def report(questions: list[Question], misses: int = 0) -> None:
-    judged = held_out(questions)
-    print_tables(judged)
+    apart = frozenset(corpus.name for corpus in corpora() if corpus.apart)
+    judged = held_out(questions, apart)
+    print_tables(judged, apart)
     if misses:
         print_misses(judged, misses)
-    model = fit_model(questions)
-    w, cut = calibrated([judge(q, model) for q in questions], [])
-    print("fitted on every corpus (what groundwork.answer ships):")
+    fitting = [q for q in questions if q.corpus not in apart]
+    model = fit_model(fitting)
+    w, cut = calibrated([judge(q, model) for q in fitting], [])
+    print("fitted on every corpus not kept apart (what groundwork.answer ships):")
     print(f"relevance.PASSAGE_WEIGHTS = ({', '.join(f'{v:.3f}' for v in model.passage)})")
     print(f"relevance.UNIT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in model.unit)})")
     print(f"nearness.WEIGHTS = ({', '.join(f'{v:.3f}' for v in model.nearness)})")

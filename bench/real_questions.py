@@ -61,6 +61,7 @@ class Corpus:
     language: str
     folder: Path  # the corpus folder under bench/data/real
     documents: Path  # its documents: its docs/, or a folder or file of ../shared/data
+    apart: bool = False  # kept apart for measurement: no weight is fitted on it
 
     @property
     def root(self) -> Path:
@@ -99,7 +100,16 @@ def corpora(names: list[str] | None = None) -> list[Corpus]:
             documents = SHARED / where.removeprefix("shared:")
         else:
             documents = meta.parent / where
-        found.append(Corpus(data["name"], data["kind"], data["language"], meta.parent, documents))
+        found.append(
+            Corpus(
+                data["name"],
+                data["kind"],
+                data["language"],
+                meta.parent,
+                documents,
+                apart=data.get("apart", False) is True,
+            )
+        )
     return found
 
 
@@ -118,6 +128,9 @@ def problems(corpus: Corpus) -> list[str]:
     found: list[str] = []
     if corpus.kind not in KINDS:
         found.append(f"kind {corpus.kind!r} is not one of {sorted(KINDS)}")
+    meta = json.loads((corpus.folder / "corpus.json").read_text(encoding="utf-8"))
+    if not isinstance(meta.get("apart", False), bool):
+        found.append("apart must be true or false")
     for name in ("SOURCE.md", "questions.jsonl"):
         if not (corpus.folder / name).is_file():
             found.append(f"{name} is missing")

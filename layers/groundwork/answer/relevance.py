@@ -64,7 +64,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.184, 6.168, 0.220, 3.474, 2.641, 1.340, 0.000)
+PASSAGE_WEIGHTS = (-0.190, 6.170, 0.244, 3.430, 2.528, 1.338, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -94,8 +94,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    1.352, 1.333, 0.372, -0.145, 0.859, 1.137, 0.345, 0.894, 0.067, -2.674, 3.247, 1.591,
-    -0.502, -1.621, -0.071, 0.000, 0.260, -0.011, 1.210, 0.024, 0.084, 0.300, 0.867, 0.498,
+    1.314, 1.375, 0.373, -0.136, 0.871, 1.121, 0.319, 0.855, 0.043, -2.734, 3.228, 1.601,
+    -0.521, -1.610, -0.093, 0.000, 0.246, -0.011, 1.246, 0.037, 0.085, 0.314, 0.878, 0.531,
     1.000,
 )  # fmt: skip
 
