@@ -200,6 +200,45 @@ def test_given_a_long_first_paragraph_in_plain_text_when_parsed_then_it_is_not_t
     assert parse_text("This first paragraph runs on. " * 10 + "\n\nMore.").title is None
 
 
+def test_given_unwrapped_text_with_no_blank_lines_when_parsed_then_each_line_is_a_paragraph() -> (
+    None
+):
+    # Given a speech as a web page copied as text gives it: a paragraph per line, no blank line
+    first = "Among the vicissitudes incident to life no event could have filled me. " * 7
+    second = "Such being the impressions under which I have repaired to the station. " * 7
+    text = f"Fellow-Citizens of the Senate:\n{first}\n{second}\n"
+
+    # When it is parsed
+    document = parse_text(text)
+
+    # Then each line is a paragraph of its own, so the passages are the speech's paragraphs
+    # and not one passage of it all; the salutation does not name the document
+    assert document.title is None
+    assert [p.text for p in document.passages] == [
+        f"Fellow-Citizens of the Senate:\n\n{first.strip()}",
+        second.strip(),
+    ]
+    _located(document)
+
+
+def test_given_wrapped_text_when_parsed_then_its_lines_are_joined_into_paragraphs() -> None:
+    line = "A line of prose wrapped at the width a text editor uses,"
+    text = f"{line}\n{line}\n{line}\n\nAnother paragraph."
+
+    passages = parse_text(text).passages
+
+    assert passages[0].text == f"{line} {line} {line}\n\nAnother paragraph."
+
+
+@pytest.mark.parametrize(
+    "first", ["Fellow-Citizens:", "[Delivered in person at the Capitol]", "I thank you all."]
+)
+def test_given_a_short_first_line_that_names_nothing_when_parsed_then_it_is_not_the_title(
+    first: str,
+) -> None:
+    assert parse_text(f"{first}\n\nThe speech itself.").title is None
+
+
 def test_given_markdown_with_setext_headings_when_parsed_then_they_are_headings() -> None:
     document = parse_markdown("Title\n=====\n\nBody.\n\nPart\n----\n\nMore body.\n")
 

@@ -64,7 +64,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.190, 6.170, 0.244, 3.430, 2.528, 1.338, 0.000)
+PASSAGE_WEIGHTS = (-0.183, 6.193, 0.238, 3.407, 2.560, 1.331, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -94,8 +94,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    1.314, 1.375, 0.373, -0.136, 0.871, 1.121, 0.319, 0.855, 0.043, -2.734, 3.228, 1.601,
-    -0.521, -1.610, -0.093, 0.000, 0.246, -0.011, 1.246, 0.037, 0.085, 0.314, 0.878, 0.531,
+    1.315, 1.348, 0.386, -0.125, 0.862, 1.122, 0.312, 0.862, 0.049, -2.720, 3.229, 1.607,
+    -0.516, -1.607, -0.090, 0.000, 0.243, -0.014, 1.249, 0.044, 0.091, 0.320, 0.878, 0.525,
     1.000,
 )  # fmt: skip
 

@@ -1,5 +1,8 @@
 """Plain text: blank lines separate paragraphs; short title-like blocks are headings.
 
+Text that is not wrapped (a line of more than 200 characters) has a paragraph per line, as
+a word processor or a web page copied as text writes it, blank lines or not.
+
 A heading is a short block that starts with a structural word and a number ("Article 1",
 "LESSON FIRST. / ON THE END OF MAN.") or is written in capitals. A paragraph that opens with
 "Section 2." starts a section of its own. Project Gutenberg e-texts lose their licence and
@@ -40,20 +43,25 @@ _UNDERLINED_LEVEL = 1
 _KEYWORD = re.compile(rf"^({'|'.join(_LEVELS)})\s+{_ORDINAL}\.?(?=\s|$)", re.I)
 _INLINE_SECTION = re.compile(r"^(Section\s+\d+)\.\s+\S", re.I)
 _HEADING_CHARS = 120
+_UNTITLED = re.compile(r"^(?:.*[.:;!?]|\[.*\])$", re.S)
 # A line of one punctuation character repeated: an underline, an overline or a transition.
 _RULE = re.compile(r"^([=\-~^*#+`:.'\"_])\1{2,}\s*$")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
+# No one wraps text this wide by hand or by tool, so a line this long is a paragraph of its own.
+_UNWRAPPED_CHARS = 200
 
 
 def parse_text(text: str) -> Document:
     fields, body = gutenberg(text.replace("\r\n", "\n"))
     styles: list[tuple[str, bool]] = []  # underline styles, in the order they first appear
-    blocks = [_block(b, styles) for b in re.split(r"\n\s*\n", body) if b.strip()]
+    blocks = [_block(b, styles) for b in _raw_blocks(body)]
     blocks = [b for b in blocks if b[0]]
     first = blocks[0][0] if blocks else ""
     document = Document(
-        # The first block names the document when it is short, as a title is.
-        title=fields.get("title") or (first if 0 < len(first) <= _HEADING_CHARS else None),
+        # The first block names the document when it is short, as a title is; a sentence, a
+        # salutation ("Fellow-Citizens:") or an editor's note ("[Delivered in person]") does not.
+        title=fields.get("title")
+        or (first if 0 < len(first) <= _HEADING_CHARS and not _UNTITLED.match(first) else None),
         author=fields.get("author"),
         language=fields.get("language"),
     )
@@ -96,6 +104,18 @@ def parse_text(text: str) -> Document:
     flush()
     document.text = built.text
     return document
+
+
+def _raw_blocks(body: str) -> list[str]:
+    """The text between blank lines, each line apart where the text is not wrapped."""
+    blocks = []
+    for raw in re.split(r"\n\s*\n", body):
+        lines = [line for line in raw.split("\n") if line.strip()]
+        if len(lines) > 1 and max(map(len, lines)) > _UNWRAPPED_CHARS:
+            blocks += lines
+        elif lines:
+            blocks.append(raw)
+    return blocks
 
 
 def _block(raw: str, styles: list[tuple[str, bool]]) -> tuple[str, int | None]:
