@@ -64,7 +64,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.183, 6.193, 0.238, 3.407, 2.560, 1.331, 0.000)
+PASSAGE_WEIGHTS = (-0.192, 6.120, 0.271, 3.424, 2.559, 1.330, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -94,8 +94,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    1.315, 1.348, 0.386, -0.125, 0.862, 1.122, 0.312, 0.862, 0.049, -2.720, 3.229, 1.607,
-    -0.516, -1.607, -0.090, 0.000, 0.243, -0.014, 1.249, 0.044, 0.091, 0.320, 0.878, 0.525,
+    1.319, 1.353, 0.387, -0.130, 0.861, 1.136, 0.316, 0.871, 0.048, -2.721, 3.231, 1.602,
+    -0.520, -1.615, -0.085, 0.000, 0.247, -0.014, 1.249, 0.045, 0.090, 0.314, 0.874, 0.522,
     1.000,
 )  # fmt: skip
 

@@ -7,7 +7,9 @@ HTML tags (``<aside class="pquote">``, ``<img …>``, ``<a name="…"></a>``), w
 and HTML character references (``c&oacute;digo``, ``&lt;2 weeks``), which are decoded outside
 code: an answer quoting the page quotes what it shows. An HTML heading standing as a block
 (``<h3 name="config">`` … ``</h3>``, as READMEs and FAQs on GitHub write them) is a heading.
-An admonition's marker (``!!! warning``) is shown as its title ("Warning:").
+An admonition's marker (``!!! warning``) is shown as its title ("Warning:"), and so is a content
+tab's (``=== "Windows"``). What a page never shows is no passage: a thematic break (``---``),
+a link reference definition (``[docs]: https://…``) and a MyST target label (``(install)=``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,15 @@ _TAG = re.compile(rf"(`+[^`]*`+)|</?(?:{_ELEMENTS})(?:\s[^<>]*)?/?>", re.IGNOREC
 _OPEN_TAG = re.compile(rf"^\s*<(?:{_ELEMENTS})(?:\s[^<>]*)?$", re.IGNORECASE)
 # MkDocs' (and Python-Markdown's) admonition: "!!! note", "!!! tip \"Gotcha\"", "??? warning".
 _ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$')
+# pymdownx.tabbed's content tab: '=== "Windows"', its content indented under it.
+_TAB = re.compile(r'^(\s*)===!?\s+"([^"]*)"\s*$')
+# Lines the rendered page never shows, where a block would start: a thematic break, a link
+# reference definition ("[docs]: https://…", read where the page links "[the docs][docs]") and
+# a MyST target label ("(install)=", which Sphinx links to).
+_UNSHOWN = re.compile(
+    r"^\s{0,3}(?:([-*_])(?:\s*\1){2,}|\[[^\]]+\]:\s+\S+(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?"
+    r"|\([\w.:-]+\)=)\s*$"
+)
 # A character reference ("&eacute;", "&#160;", "&#x2014;") outside inline code (kept as group 1).
 _REFERENCE = re.compile(
     r"(`+[^`]*`+)|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
@@ -173,6 +184,8 @@ def _blocks(body: str) -> list[str]:
             current.append(line)
         elif not line.strip():
             end()
+        elif not current and _UNSHOWN.match(line):
+            continue
         elif _HEADING.match(line):
             end()
             blocks.append(line)
@@ -225,12 +238,15 @@ def _outside_tags(line: str, in_tag: bool) -> tuple[str, bool]:
 
 def _shown(line: str) -> str:
     """The line as the rendered page shows it: without HTML tags (a line of nothing else is a
-    paragraph's end), an admonition's marker as its title."""
+    paragraph's end), an admonition's or a content tab's marker as its title."""
     admonition = _ADMONITION.match(line)
     if admonition:
         indent, kind, title = admonition.groups()
         title = kind.capitalize() if title is None else title.strip()
         return f"{indent}{title}:" if title else ""
+    tab = _TAB.match(line)
+    if tab:
+        return f"{tab.group(1)}{tab.group(2).strip()}:" if tab.group(2).strip() else ""
     if "<" not in line:
         return line
     return _TAG.sub(lambda m: m.group(1) or (" " if m.group(0)[1:3].lower() == "br" else ""), line)
