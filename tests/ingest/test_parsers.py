@@ -52,6 +52,30 @@ def test_given_html_when_parsed_then_sections_anchors_bylines_and_datelines_are_
     assert all("Letter No. 1" not in p.text for p in document.passages)  # the contents line
 
 
+def test_given_html_with_line_breaks_when_parsed_then_two_in_a_row_end_a_paragraph() -> None:
+    # Given a page written without <p>, its paragraphs apart by two <br>, its lines by one
+    first = "The river rose in the night and the mill stopped by the weir. " * 8
+    second = "We rebuilt the weir by the next week with stone from the quarry. " * 8
+    page = (
+        "<html><body><h2>Simple Derivation<br />(Supplementary)</h2>"
+        f"<div>Dear friend,<br>{first}<br/>\n<br/>{second}</div>"
+        "<pre>x = 1<br>y = 2</pre></body></html>"
+    )
+
+    # When it is parsed
+    document = parse_html(page)
+
+    # Then a single break is a space between words, two end a paragraph (out of a heading),
+    # and in code a break is a line's end
+    assert [p.heading_path for p in document.passages] == [
+        ["Simple Derivation (Supplementary)"]
+    ] * 2
+    assert [p.text for p in document.passages] == [
+        f"Dear friend, {first.strip()}",
+        f"{second.strip()}\n\n```\nx = 1\ny = 2\n```",
+    ]
+
+
 def test_given_markdown_with_front_matter_when_parsed_then_metadata_and_numbers_are_kept() -> None:
     text = (
         "---\ntitle: Cherishing Life\nauthor: Bishops' Conference\nyear: 2004\n"

@@ -29,7 +29,7 @@ RefusalReason = Literal["no_relevant_passage", "passages_do_not_answer", "answer
 
 #: intercept, then one weight per feature, in the order of :func:`features`
 COEFFICIENTS = (
-    -8.018, 0.473, 0.161, 0.151, 2.852, -0.097, -0.392, 1.221, 1.917, -0.271, -0.267, 0.235,
+    -8.018, 0.473, 0.161, 0.151, 2.851, -0.097, -0.392, 1.221, 1.917, -0.271, -0.267, 0.235,
     -1.251,
 )  # fmt: skip
 #: Below this the extractive composer refuses: 9.5% of the fitting corpora's answerable

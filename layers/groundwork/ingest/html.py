@@ -1,5 +1,8 @@
 """HTML: headings and their anchors give structure, block elements give paragraphs.
 
+A ``<br>`` is a space between words (a line's end in code), and two in a row end a paragraph,
+as pages written without ``<p>`` separate theirs.
+
 A passage's URL points at its section: the heading's ``id``, or the ``<a name>``/``id`` just
 before it. Metadata comes from ``<title>`` ("Title, by Author" is split), ``<meta
 name="author">``, a date meta and ``<link rel="canonical">``. Two patterns of older pages are
@@ -79,6 +82,9 @@ class _Reader(HTMLParser):
         self._anchor: str | None = None
         # Inside <pre>: code, whose line breaks are kept (the block is fenced as in Markdown).
         self._pre = 0
+        # Where the text stood at the last <br>: a second one with nothing between them ends
+        # the paragraph, as pages written without <p> separate theirs ("…<br><br>…").
+        self._break: int | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
@@ -98,6 +104,8 @@ class _Reader(HTMLParser):
                 self.meta.setdefault("url", values["content"].strip())
         elif tag == "link" and values.get("rel", "").lower() == "canonical" and values.get("href"):
             self.meta["url"] = values["href"].strip()
+        if tag == "br":
+            self._line_break()
         if tag in _HEADINGS:
             self._flush()
             self._heading = _HEADINGS[tag]
@@ -140,7 +148,19 @@ class _Reader(HTMLParser):
         if self._title:
             self.meta.setdefault("title", " ".join("".join(self._title).split()))
 
+    def _line_break(self) -> None:
+        """A line break: a line of code, a space in a line of text, and two of them in a row
+        (out of a heading) a paragraph's end."""
+        if self._pre or self._heading:
+            self._text.append("\n")
+        elif self._break is not None and not "".join(self._text[self._break :]).strip():
+            self._flush()
+        else:
+            self._text.append("\n")
+            self._break = len(self._text)
+
     def _flush(self) -> None:
+        self._break = None
         text = " ".join("".join(self._text).split())
         if self._pre and text:
             code = textwrap.dedent("".join(self._text).strip("\n")).rstrip()
