@@ -504,6 +504,9 @@ def print_tables(judged: list[Judged], apart: frozenset[str] = frozenset()) -> N
             return corpus not in apart
         return corpus in apart if group == "kept apart" else corpus == group
 
+    def asked(quality: str, group: str) -> list[Judged]:
+        return [j for j in judged if j.question.row["quality"] == quality and within(j, group)]
+
     for quality in ("fast", "precise"):
         print(f"### {quality}, each corpus held out\n")
         print(
@@ -512,9 +515,9 @@ def print_tables(judged: list[Judged], apart: frozenset[str] = frozenset()) -> N
         )
         print("|---|---|---|---|---|---|---|---|")
         for name in groups:
-            asked = [j for j in judged if j.question.row["quality"] == quality and within(j, name)]
-            rows = [j for j in asked if not j.question.row.get("foreign")]
-            others = [j.refused for j in asked if j.question.row.get("foreign")]
+            everyone = asked(quality, name)
+            rows = [j for j in everyone if not j.question.row.get("foreign")]
+            others = [j.refused for j in everyone if j.question.row.get("foreign")]
             first, source, absent, false, area = columns(rows)
             print(
                 f"| {name} | {len(rows)} | {share(first)} | {share(source)} | {share(absent)} | "
@@ -525,11 +528,7 @@ def print_tables(judged: list[Judged], apart: frozenset[str] = frozenset()) -> N
         print("| corpus | " + " | ".join(f"{t:.1f}" for t in CURVE) + " |")
         print("|---|" + "---|" * len(CURVE))
         for name in groups:
-            rows = [
-                j for j in judged
-                if j.question.row["quality"] == quality and within(j, name)
-                and not j.question.row.get("foreign")
-            ]  # fmt: skip
+            rows = [j for j in asked(quality, name) if not j.question.row.get("foreign")]
             cells = []
             for t in CURVE:
                 false = share([j.confidence < t for j in rows if j.question.answerable])
