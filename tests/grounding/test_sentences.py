@@ -37,6 +37,27 @@ from groundwork.text.sentences import split_sentences
         ("One paragraph\n\nAnother paragraph", ["One paragraph", "Another paragraph"]),
         ("A line that wraps\nonto the next line.", ["A line that wraps\nonto the next line."]),
         ("¿Dónde está? Aquí está.", ["¿Dónde está?", "Aquí está."]),
+        (
+            "It is not possible (1920; see Note, p. 48), owing to the size. Next.",
+            ["It is not possible (1920; see Note, p. 48), owing to the size.", "Next."],
+        ),
+        (
+            "As amended [29 U.S.C. 201 et seq.] by Pub. L. 95-151, 91 Stat. 1245. Done.",
+            ["As amended [29 U.S.C. 201 et seq.] by Pub. L. 95-151, 91 Stat. 1245.", "Done."],
+        ),
+        (
+            "The precepts are: 1. To hear Mass. 2. To fast on the days appointed.",
+            ["The precepts are:", "1. To hear Mass.", "2. To fast on the days appointed."],
+        ),
+        (
+            "Article. IV. Section 1. Full Faith shall be given. Section 2. The Citizens.",
+            ["Article. IV. Section 1. Full Faith shall be given.", "Section 2. The Citizens."],
+        ),
+        (
+            "It shall extend: First. To all cases. Second. To treaties.",
+            ["It shall extend:", "First. To all cases.", "Second. To treaties."],
+        ),
+        ("I counted to 3. Then I stopped.", ["I counted to 3.", "Then I stopped."]),
         ("Он пришёл. Она ушла.", ["Он пришёл.", "Она ушла."]),
     ],
 )

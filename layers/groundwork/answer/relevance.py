@@ -64,7 +64,7 @@ PASSAGE_FEATURES = (
     "code for how-to",  # a how-to question and a code block with its introduction
     "rejected",  # its section is rejected, deferred, an alternative or an open issue
 )
-PASSAGE_WEIGHTS = (-0.192, 6.120, 0.271, 3.424, 2.559, 1.330, 0.000)
+PASSAGE_WEIGHTS = (-0.193, 6.114, 0.268, 3.425, 2.557, 1.330, 0.000)
 
 UNIT_FEATURES = (
     "similarity",  # cosine with the question
@@ -94,8 +94,8 @@ UNIT_FEATURES = (
     "learned nearness",  # groundwork.answer.nearness (its weight stays 1: WEIGHTS are its own)
 )
 UNIT_WEIGHTS = (
-    1.319, 1.353, 0.388, -0.130, 0.861, 1.136, 0.316, 0.871, 0.048, -2.721, 3.231, 1.602,
-    -0.520, -1.614, -0.084, 0.000, 0.247, -0.014, 1.249, 0.045, 0.090, 0.314, 0.874, 0.522,
+    1.309, 1.352, 0.407, -0.127, 0.855, 1.144, 0.309, 0.867, 0.047, -2.724, 3.227, 1.604,
+    -0.523, -1.617, -0.095, 0.000, 0.250, -0.016, 1.253, 0.088, 0.088, 0.318, 0.873, 0.525,
     1.000,
 )  # fmt: skip
 

@@ -10,6 +10,13 @@ code: an answer quoting the page quotes what it shows. An HTML heading standing 
 An admonition's marker (``!!! warning``) is shown as its title ("Warning:"), and so is a content
 tab's (``=== "Windows"``). What a page never shows is no passage: a thematic break (``---``),
 a link reference definition (``[docs]: https://…``) and a MyST target label (``(install)=``).
+
+MyST's directives (```` ```{note} ````, ``:::{tip}``, as Sphinx sites written in Markdown use
+them) are read as Sphinx renders them: an admonition or a version note is prose under its title
+("Note:", "Changed in version 8.4.0:"), a ``{code-block} python`` is a code block, and what
+renders as no text of the page (``{toctree}``, ``{contents}``, ``{currentmodule}``,
+``{image}``) is none; any other directive stays a code block, as written. The options that open
+a directive's body (``:caption: app.py``) are not shown.
 """
 
 from __future__ import annotations
@@ -68,6 +75,34 @@ _UNSHOWN = re.compile(
 # A character reference ("&eacute;", "&#160;", "&#x2014;") outside inline code (kept as group 1).
 _REFERENCE = re.compile(
     r"(`+[^`]*`+)|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
+# A MyST directive's opening fence: "```{note} text", "````{code-block} python", ":::{tip}".
+_MYST = re.compile(r"^\s{0,3}(`{3,}|~{3,}|:{3,})\{([\w:-]+)\}\s*(.*?)\s*$")
+# An option opening a directive's body (":caption: app.py", ":class: hint").
+_MYST_OPTION = re.compile(r"^\s*:[\w-]+:(?:\s.*)?$")
+# Directives read as prose: Sphinx's admonitions and version notes, with the title they show.
+_MYST_PROSE = {
+    "admonition": "",
+    "attention": "Attention",
+    "caution": "Caution",
+    "danger": "Danger",
+    "error": "Error",
+    "hint": "Hint",
+    "important": "Important",
+    "note": "Note",
+    "seealso": "See also",
+    "tip": "Tip",
+    "warning": "Warning",
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "topic": "",
+    "sidebar": "",
+}
+_MYST_CODE = frozenset({"code", "code-block", "code-cell", "sourcecode"})
+# Directives that render as no text of the page, or as text made elsewhere.
+_MYST_UNSHOWN = frozenset(
+    {"contents", "currentmodule", "image", "include", "literalinclude", "module", "toctree"}
 )
 _FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
 
@@ -145,6 +180,10 @@ def _blocks(body: str) -> list[str]:
     commented = False
     heading: tuple[int, list[str]] | None = None  # an HTML heading's level and text so far
     in_tag = False  # inside a tag whose attributes run on over lines
+    # The MyST directives open around the line (their closing fence, whether they show no
+    # text, the title they show), and whether it is among the options that open a body.
+    directives: list[tuple[str, bool, str]] = []
+    options = yaml_options = False  # the options may be a block of YAML between "---" lines
 
     def end() -> None:
         if current:
@@ -174,6 +213,35 @@ def _blocks(body: str) -> list[str]:
                 heading = None
                 line = line[closed.end() :] if closed else ""
             line = _shown(line)
+        if yaml_options or (options and line.strip() == "---"):
+            yaml_options = not (yaml_options and line.strip() == "---")
+            continue
+        if options and (not line.strip() or _MYST_OPTION.match(line)):
+            continue
+        options = False
+        if not fenced and directives and line.strip() == directives[-1][0]:
+            title = directives.pop()[2]
+            if current == [title] and title.endswith(":"):  # a title over no body ends there
+                current[0] = f"{title[:-1]}."
+            end()
+            continue
+        if directives and directives[-1][1]:
+            continue
+        myst = None if fenced else _MYST.match(line)
+        if myst:
+            fence, kind, argument = myst.groups()
+            options = True
+            if kind in _MYST_CODE and fence[0] != ":":
+                current.append(f"{fence}{argument}")
+                fenced = True
+                continue
+            if kind in _MYST_PROSE or kind in _MYST_UNSHOWN or fence[0] == ":":
+                end()
+                title = _myst_title(_MYST_PROSE.get(kind, ""), argument)
+                directives.append((fence, kind in _MYST_UNSHOWN, title))
+                if title and kind not in _MYST_UNSHOWN:
+                    current.append(title)
+                continue
         if _FENCE.match(line.strip()):
             current.append(line)
             fenced = not fenced
@@ -196,6 +264,16 @@ def _blocks(body: str) -> list[str]:
                 end()
     end()
     return [b.strip() for b in blocks if b.strip() and not _DIRECTIVE.match(b.split("\n")[0])]
+
+
+def _myst_title(title: str, argument: str) -> str:
+    """What a prose directive shows above its body: its title and argument ("Note: Use…",
+    "Changed in version 8.4.0:"), or the argument alone (an admonition's own title)."""
+    if not title:
+        return argument if argument[-1:] in ("", *".:?!") else f"{argument}:"
+    if title.endswith(" version"):
+        return f"{title} {argument}:"
+    return f"{title}: {argument}".strip()
 
 
 def _visible(line: str, commented: bool) -> tuple[str, bool, bool]:

@@ -12,7 +12,7 @@ _ABBREVIATIONS = frozenset(
     co corp dept est gen gov lt col capt sgt rev hon ph.d m.d b.a m.a ed eds jan feb mar apr jun
     jul aug sep sept oct nov dec mon tue wed thu fri sat sun u.s u.k u.n e.u a.m p.m min max
     z.b bzw usw vgl ca nr str hr fr frau dipl ing mme mlle mm env cf sra srta pág núm dña
-    ecc sig dott pag blz bijv v""".split()
+    ecc sig dott pag blz bijv v p pub u.s.c stat""".split()
 )
 # A sentence ends at . ! ? or an ellipsis (and the full stops of CJK, Devanagari, Arabic,
 # Armenian, Ethiopic), optionally followed by more of . ! ? … and closing quotes or brackets.
@@ -29,6 +29,22 @@ _BLOCK = re.compile(
 )
 # A list marker opening a block ("1. ", "a) ") is not a sentence of its own.
 _LIST_MARKER = re.compile(r"\s*(?:\d{1,3}|[a-zA-Z])[.)]\s")
+# Labels that number what follows them ("2. To fast…", "Article. IV. Section 1. Full Faith…",
+# "First. To all cases…") end in a period but are no sentence: they open the one after them.
+_LABEL = (
+    r"(?:\(?(?:\d{1,3}|[a-zA-Z]|[IVXLC]{2,7})\)?"
+    r"|(?:Section|Sec|Article|Art|Chapter|Ch|Part|Lesson|Amendment|No|Nr)\.?"
+    r"(?: (?:\d{1,3}|[IVXLC]{1,7}))?"
+    r"|First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth)\."
+)
+_LABELS = re.compile(rf"{_LABEL}(?:\s+{_LABEL})*")
+# A list run into its sentence ("…of the Church are: 1. To hear Mass…"): the label after the
+# colon opens the next sentence.
+_LABEL_AFTER_COLON = re.compile(rf"[:;]\s+({_LABEL})$")
+# No run of labels is longer than this, nor a label's last word ("Seventh").
+_LONGEST_LABELS = 32
+_LONGEST_WORD = 7
+_LABEL_OPENERS = frozenset("0123456789(ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # What may open a word before an abbreviation: "(Dr. Smith)".
 _OPENERS = "([{\"'“‘«¿¡"
 _NEXT_CHAR = re.compile(r"\s*(\S)")
@@ -98,6 +114,23 @@ def split_sentences(text: str) -> list[Span]:
                     continue
             piece = text[start:end]
             stripped = piece.strip()
+            if len(stripped) <= _LONGEST_LABELS and _LABELS.fullmatch(stripped):
+                continue
+            # A label's last word is short and opens with a digit, a capital or a bracket:
+            # most sentences end otherwise, and pay for no pattern.
+            word = text.rfind(" ", start, stop) + 1
+            opened = (
+                _LABEL_AFTER_COLON.search(text, max(start, end - _LONGEST_LABELS), end)
+                if word and stop - word <= _LONGEST_WORD and text[word] in _LABEL_OPENERS
+                else None
+            )
+            if opened:
+                piece = text[start : opened.start(1)]
+                stripped = piece.strip()
+                offset = start + piece.index(stripped[0])
+                append(_new_span(Span, (offset, offset + len(stripped), stripped)))
+                start = opened.start(1)
+                continue
             if stripped:
                 offset = start + piece.index(stripped[0])
                 append(_new_span(Span, (offset, offset + len(stripped), stripped)))
