@@ -403,10 +403,12 @@ def test_given_markdown_with_rules_and_link_definitions_when_parsed_then_they_ar
 
 def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them() -> None:
     # Given a page of a Sphinx site written in MyST: admonitions and version notes (fenced by
-    # backticks or colons, one holding a code block), a code-block with options, directives
-    # that render no text, and one this parser does not know
+    # backticks or colons, one holding a code block), roles, a code-block with options,
+    # directives that render no text, and one this parser does not know
     page = (
         "# Testing\n\n```{currentmodule} click\n```\n\n```{versionadded} 6.0\n```\n\n"
+        "Call {meth}`~click.Context.invoke` (see {ref}`the options <options>`, "
+        "`{type}:{value}`). A lone `` and {func}`click.echo`.\n\n"
         "```{note} If you need more, try tqdm.\n```\n\n"
         "````{versionchanged} 8.4.0\nAdded `capture`.\n\n```python\nx = 1\n```\n````\n\n"
         "```{code-block} python\n:caption: test_prompt.py\n\nfrom click import echo\n```\n\n"
@@ -419,10 +421,12 @@ def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them
     # When it is parsed
     document = parse_markdown(page)
 
-    # Then the prose shows under its title, the code is code without its options, and what
-    # renders no text is none
+    # Then the prose shows under its title, a role as its text, the code is code without its
+    # options, and what renders no text is none
     assert [p.text for p in document.passages] == [
-        "Added in version 6.0.\n\nNote: If you need more, try tqdm.\n\n"
+        "Added in version 6.0.\n\nCall `invoke()` (see the options, `{type}:{value}`). "
+        "A lone `` and `click.echo()`.\n\n"
+        "Note: If you need more, try tqdm.\n\n"
         "Changed in version 8.4.0:\nAdded `capture`.\n\n```python\nx = 1\n```\n\n"
         "```python\nfrom click import echo\n```\n\n"
         "Why print()?\nThe pager keeps ANSI codes.\n\nTip:\nUse a temporary directory.\n\n"

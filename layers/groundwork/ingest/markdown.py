@@ -16,7 +16,9 @@ them) are read as Sphinx renders them: an admonition or a version note is prose 
 ("Note:", "Changed in version 8.4.0:"), a ``{code-block} python`` is a code block, and what
 renders as no text of the page (``{toctree}``, ``{contents}``, ``{currentmodule}``,
 ``{image}``) is none; any other directive stays a code block, as written. The options that open
-a directive's body (``:caption: app.py``) are not shown.
+a directive's body (``:caption: app.py``) are not shown, and a role shows its text as Sphinx
+does (``{meth}`~click.Context.invoke``` as ```invoke()```, ``{ref}`the options <options>```
+as "the options").
 """
 
 from __future__ import annotations
@@ -104,6 +106,12 @@ _MYST_CODE = frozenset({"code", "code-block", "code-cell", "sourcecode"})
 _MYST_UNSHOWN = frozenset(
     {"contents", "currentmodule", "image", "include", "literalinclude", "module", "toctree"}
 )
+# A run of backticks, which opens a code span and closes the one opened by as many; a MyST
+# role is a name in braces right before a code span ("{func}`click.echo`").
+_TICKS = re.compile(r"`+")
+_ROLE_NAME = re.compile(r"\{(?:[\w-]+:)?([\w-]+)\}$")
+# Roles that show their text as prose, not as code; a reference without a title shows its label.
+_PROSE_ROLES = frozenset({"abbr", "doc", "download", "numref", "ref", "sub", "sup", "term"})
 _FRONT_MATTER_KEYS = ("title", "author", "year", "url", "language", "period_start", "period_end")
 
 PASSAGE_CHARS = 900
@@ -130,7 +138,7 @@ def parse_markdown(text: str) -> Document:
         heading = _heading(block)
         if heading:
             flush()
-            level, title = heading[0], _decoded(heading[1])
+            level, title = heading[0], _decoded(_roles(heading[1]))
             if level == 1 and document.title is None:
                 document.title = title
             outline = nested(outline, level, title)
@@ -138,7 +146,7 @@ def parse_markdown(text: str) -> Document:
             anchor = slug(title)
             built.add(title)
         elif is_content(block):
-            paragraphs.append(block if _FENCE.match(block) else _decoded(block))
+            paragraphs.append(block if _FENCE.match(block) else _decoded(_roles(block)))
     flush()
     document.text = built.text
     return document
@@ -328,6 +336,56 @@ def _shown(line: str) -> str:
     if "<" not in line:
         return line
     return _TAG.sub(lambda m: m.group(1) or (" " if m.group(0)[1:3].lower() == "br" else ""), line)
+
+
+def _roles(text: str) -> str:
+    """MyST's roles as Sphinx shows them: "{meth}`~click.Context.invoke`" as
+    "`invoke()`", "{ref}`the options <options>`" as "the options", "{pep}`538`" as "PEP 538".
+    Code spans are paired in one pass (a pattern would rescan the text after every backtick
+    that closes nothing), and a role inside one is code."""
+    if "}`" not in text:
+        return text
+    runs = [m.span() for m in _TICKS.finditer(text)]
+    closing: dict[int, int] = {}  # a run's index → the next run's as long
+    following: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        if length in following:
+            closing[i] = following[length]
+        following[length] = i
+    pieces: list[str] = []
+    done = i = 0
+    while i < len(runs):
+        j = closing.get(i)
+        if j is None:
+            i += 1
+            continue
+        start = runs[i][0]
+        name = _ROLE_NAME.search(text, max(done, start - 40), start)
+        if name:
+            pieces += [text[done : name.start()], _role(name[1], text[runs[i][1] : runs[j][0]])]
+            done = runs[j][1]
+        i = j + 1
+    return "".join(pieces) + text[done:]
+
+
+def _role(role: str, content: str) -> str:
+    """What Sphinx shows for a role: a name in code, a reference's title or label in prose."""
+    content = " ".join(content.split())
+    titled = re.fullmatch(r"(.+?)\s*<[^<>]+>", content)
+    if role in ("pep", "rfc"):
+        return f"{role.upper()} {content}"
+    if role in _PROSE_ROLES:
+        return titled[1] if titled else content
+    if titled:
+        content = titled[1]
+    elif content.startswith("~"):
+        content = content[1:].rsplit(".", 1)[-1]
+    elif content.startswith("!"):
+        content = content[1:]
+    if role in ("func", "meth") and not content.endswith(")"):
+        content += "()"
+    return f"`{content}`"
 
 
 def _decoded(text: str) -> str:
