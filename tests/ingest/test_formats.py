@@ -406,7 +406,8 @@ def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them
     # backticks or colons, one holding a code block), roles, a code-block with options,
     # directives that render no text, and one this parser does not know
     page = (
-        "# Testing\n\n```{currentmodule} click\n```\n\n```{versionadded} 6.0\n```\n\n"
+        "# Testing {class}`CliRunner`\n\n```{currentmodule} click\n```\n\n"
+        "```{versionadded} 6.0\n```\n\n"
         "Call {meth}`~click.Context.invoke` (see {ref}`the options <options>`, "
         "`{type}:{value}`). A lone `` and {func}`click.echo`.\n\n"
         "```{note} If you need more, try tqdm.\n```\n\n"
@@ -432,6 +433,7 @@ def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them
         "Why print()?\nThe pager keeps ANSI codes.\n\nTip:\nUse a temporary directory.\n\n"
         "```{math}\ne = mc^2\n```"
     ]
+    assert document.title == "Testing CliRunner"
     _located(document)
 
 

@@ -138,7 +138,7 @@ def parse_markdown(text: str) -> Document:
         heading = _heading(block)
         if heading:
             flush()
-            level, title = heading[0], _decoded(_roles(heading[1]))
+            level, title = heading[0], _decoded(heading[1])
             if level == 1 and document.title is None:
                 document.title = title
             outline = nested(outline, level, title)
@@ -157,10 +157,11 @@ def _heading(block: str) -> tuple[int, str] | None:
     lines = block.split("\n")
     if len(lines) == 1:
         atx = _HEADING.match(block)
-        return (len(atx.group(1)), _inline(atx.group(2))) if atx else None
+        return (len(atx.group(1)), _inline(_roles(atx.group(2)))) if atx else None
     underline = _UNDERLINE.match(lines[-1])
     if underline and not _FENCE.match(lines[0].strip()) and not _CONTAINER.match(lines[0]):
-        return (1 if underline.group(1)[0] == "=" else 2), _inline(" ".join(lines[:-1]).strip())
+        title = " ".join(lines[:-1]).strip()
+        return (1 if underline.group(1)[0] == "=" else 2), _inline(_roles(title))
     return None
 
 
