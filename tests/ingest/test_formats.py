@@ -403,8 +403,9 @@ def test_given_markdown_with_rules_and_link_definitions_when_parsed_then_they_ar
 
 def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them() -> None:
     # Given a page of a Sphinx site written in MyST: admonitions and version notes (fenced by
-    # backticks or colons, one holding a code block), roles, a code-block with options,
-    # directives that render no text, and one this parser does not know
+    # backticks or colons, one holding a code block, one closed by a longer fence), roles,
+    # options as lines or as YAML, a code-block, directives that render no text, and one this
+    # parser does not know
     page = (
         "# Testing {class}`CliRunner`\n\n```{currentmodule} click\n```\n\n"
         "```{versionadded} 6.0\n```\n\n"
@@ -414,7 +415,8 @@ def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them
         "````{versionchanged} 8.4.0\nAdded `capture`.\n\n```python\nx = 1\n```\n````\n\n"
         "```{code-block} python\n:caption: test_prompt.py\n\nfrom click import echo\n```\n\n"
         "```{admonition} Why print()?\n:class: hint\n\nThe pager keeps ANSI codes.\n```\n\n"
-        ":::{tip}\nUse a temporary directory.\n:::\n\n"
+        ":::{tip}\nUse a temporary directory.\n::::\n\n"
+        "```{warning}\n---\nclass: strong\n---\nNo threads.\n```\n\n"
         "```{toctree}\n:maxdepth: 1\n\ncontributing\n```\n\n"
         "```{math}\ne = mc^2\n```\n"
     )
@@ -431,7 +433,7 @@ def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them
         "Changed in version 8.4.0:\nAdded `capture`.\n\n```python\nx = 1\n```\n\n"
         "```python\nfrom click import echo\n```\n\n"
         "Why print()?\nThe pager keeps ANSI codes.\n\nTip:\nUse a temporary directory.\n\n"
-        "```{math}\ne = mc^2\n```"
+        "Warning:\nNo threads.\n\n```{math}\ne = mc^2\n```"
     ]
     assert document.title == "Testing CliRunner"
     _located(document)

@@ -228,7 +228,7 @@ def _blocks(body: str) -> list[str]:
         if options and (not line.strip() or _MYST_OPTION.match(line)):
             continue
         options = False
-        if not fenced and directives and line.strip() == directives[-1][0]:
+        if not fenced and directives and _closes(line.strip(), directives[-1][0]):
             title = directives.pop()[2]
             if current == [title] and title.endswith(":"):  # a title over no body ends there
                 current[0] = f"{title[:-1]}."
@@ -273,6 +273,11 @@ def _blocks(body: str) -> list[str]:
                 end()
     end()
     return [b.strip() for b in blocks if b.strip() and not _DIRECTIVE.match(b.split("\n")[0])]
+
+
+def _closes(line: str, fence: str) -> bool:
+    """The line closes a fence: a run of its character at least as long (```` closes ```)."""
+    return len(line) >= len(fence) and line == fence[0] * len(line)
 
 
 def _myst_title(title: str, argument: str) -> str:
