@@ -124,13 +124,10 @@ def split_sentences(text: str) -> list[Span]:
                 if word and stop - word <= _LONGEST_WORD and text[word] in _LABEL_OPENERS
                 else None
             )
-            if opened:
-                piece = text[start : opened.start(1)]
+            if opened:  # the sentence ends at its colon, and the next opens with the label
+                end = opened.start(1)
+                piece = text[start:end]
                 stripped = piece.strip()
-                offset = start + piece.index(stripped[0])
-                append(_new_span(Span, (offset, offset + len(stripped), stripped)))
-                start = opened.start(1)
-                continue
             if stripped:
                 offset = start + piece.index(stripped[0])
                 append(_new_span(Span, (offset, offset + len(stripped), stripped)))
