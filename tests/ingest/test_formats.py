@@ -239,6 +239,27 @@ def test_given_a_short_first_line_that_names_nothing_when_parsed_then_it_is_not_
     assert parse_text(f"{first}\n\nThe speech itself.").title is None
 
 
+def test_given_gutenberg_illustration_marks_when_parsed_then_only_their_captions_are_text() -> None:
+    # Given a Project Gutenberg text, whose pictures are marks in brackets where the book had them
+    text = (
+        "The flame goes upwards.\n\n[Illustration: Fig. 5.]\n\n[Illustration]\n\n"
+        "[Illustration: Fig. 3.--The flame of a\ncandle]\n\n[Illustration: Plate IV]\n\n"
+        "[Illustration: Figure in a lecture hall]\n\n"
+        "[Footnote 1: Page 16. The candle was under water.]\n\nIt burns."
+    )
+
+    # When it is parsed
+    document = parse_text(text)
+
+    # Then a mark that only numbers its figure is no text, a caption is read without its
+    # number (and only a number is taken for one), and a footnote, which says something, stays
+    assert [p.text for p in document.passages] == [
+        "The flame goes upwards.\n\nThe flame of a candle\n\nFigure in a lecture hall\n\n"
+        "[Footnote 1: Page 16. The candle was under water.]\n\nIt burns."
+    ]
+    _located(document)
+
+
 def test_given_markdown_with_setext_headings_when_parsed_then_they_are_headings() -> None:
     document = parse_markdown("Title\n=====\n\nBody.\n\nPart\n----\n\nMore body.\n")
 

@@ -7,11 +7,13 @@ A heading is a short block that starts with a structural word and a number ("Art
 "LESSON FIRST. / ON THE END OF MAN.") or is written in capitals. A paragraph that opens with
 "Section 2." starts a section of its own. Project Gutenberg e-texts lose their licence and
 give their header's title and author; their producers' credits and transcriber's notes are
-not content. A catechism's "Q. 12. {3} Question? A. Answer." is its answer, headed by its
-question and cited by its number. A line underlined (or over- and underlined) with ``=``,
-``-``, ``~``… is a heading too, as in reStructuredText and setext Markdown, each style a level
-in the order they first appear; a block whose every line is indented is code, kept with its
-line breaks (fenced, as in Markdown).
+not content, and the mark of a picture the file lacks ("[Illustration: Fig. 5.]") is its
+caption alone, or nothing when it only numbers the figure. A catechism's "Q. 12. {3}
+Question? A. Answer." is its answer, headed by its question and cited by its number. A line
+underlined (or over- and underlined) with ``=``, ``-``, ``~``… is a heading too, as in
+reStructuredText and setext Markdown, each style a level in the order they first appear; a
+block whose every line is indented is code, kept with its line breaks (fenced, as in
+Markdown).
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ _UNTITLED = re.compile(r"^(?:.*[.:;!?]|\[.*\])$", re.S)
 # A line of one punctuation character repeated: an underline, an overline or a transition.
 _RULE = re.compile(r"^([=\-~^*#+`:.'\"_])\1{2,}\s*$")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
+# A Project Gutenberg text marks where its book had a picture: "[Illustration]",
+# "[Illustration: Fig. 5.]", "[Illustration: Fig. 3.--The flame of a candle]".
+_ILLUSTRATION = re.compile(r"^\[Illustration(?::\s*(?P<caption>.*))?\]$", re.I | re.S)
+_FIGURE_NUMBER = re.compile(
+    r"^(?i:fig(?:ure)?|plate)\.?\s*(?:\d+|[IVXLC]+)[a-z]?\b\.?(?:\s*[-—–:.]+)?\s*"
+)
 # No one wraps text this wide by hand or by tool, so a line this long is a paragraph of its own.
 _UNWRAPPED_CHARS = 200
 
@@ -140,7 +148,16 @@ def _block(raw: str, styles: list[tuple[str, bool]]) -> tuple[str, int | None]:
             styles.append(style)
         return " ".join(" ".join(body[:-1]).split()), _UNDERLINED_LEVEL + styles.index(style)
     kept = [line for line in lines if not _RULE.match(line.strip())]  # transitions
-    return " ".join(" ".join(kept).split()), None
+    return _caption(" ".join(" ".join(kept).split())), None
+
+
+def _caption(block: str) -> str:
+    """An illustration's mark read as its caption, without the figure's number, which says
+    nothing without the picture; any other block as it is."""
+    illustration = _ILLUSTRATION.match(block)
+    if not illustration:
+        return block
+    return _FIGURE_NUMBER.sub("", illustration.group("caption") or "").strip()
 
 
 def _heading_level(block: str) -> int | None:
