@@ -244,7 +244,8 @@ def test_given_gutenberg_illustration_marks_when_parsed_then_only_their_captions
     text = (
         "The flame goes upwards.\n\n[Illustration: Fig. 5.]\n\n[Illustration]\n\n"
         "[Illustration: Fig. 3.--The flame of a\ncandle]\n\n[Illustration: Plate IV]\n\n"
-        "[Illustration: Figure in a lecture hall]\n\n"
+        "[Illustration: Figure in a lecture hall]\n\n[Illustration: Fig. 9]\n"
+        "[Illustration: Fig. 10.--A lamp]\n\n"
         "[Footnote 1: Page 16. The candle was under water.]\n\nIt burns."
     )
 
@@ -252,9 +253,11 @@ def test_given_gutenberg_illustration_marks_when_parsed_then_only_their_captions
     document = parse_text(text)
 
     # Then a mark that only numbers its figure is no text, a caption is read without its
-    # number (and only a number is taken for one), and a footnote, which says something, stays
+    # number (and only a number is taken for one), marks on lines of one block each give their
+    # caption, and a footnote, which says something, stays
     assert [p.text for p in document.passages] == [
         "The flame goes upwards.\n\nThe flame of a candle\n\nFigure in a lecture hall\n\n"
+        "A lamp\n\n"
         "[Footnote 1: Page 16. The candle was under water.]\n\nIt burns."
     ]
     _located(document)

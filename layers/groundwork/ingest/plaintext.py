@@ -51,7 +51,8 @@ _RULE = re.compile(r"^([=\-~^*#+`:.'\"_])\1{2,}\s*$")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 # A Project Gutenberg text marks where its book had a picture: "[Illustration]",
 # "[Illustration: Fig. 5.]", "[Illustration: Fig. 3.--The flame of a candle]".
-_ILLUSTRATION = re.compile(r"^\[Illustration(?::\s*(?P<caption>.*))?\]$", re.I | re.S)
+_ILLUSTRATION = re.compile(r"\[Illustration(?::\s*(?P<caption>[^\]]*))?\]", re.I)
+_ILLUSTRATIONS = re.compile(rf"(?:{_ILLUSTRATION.pattern}\s*)+", re.I)
 _FIGURE_NUMBER = re.compile(
     r"^(?i:fig(?:ure)?|plate)\.?\s*(?:\d+|[IVXLC]+)[a-z]?\b\.?(?:\s*[-—–:.]+)?\s*"
 )
@@ -152,12 +153,14 @@ def _block(raw: str, styles: list[tuple[str, bool]]) -> tuple[str, int | None]:
 
 
 def _caption(block: str) -> str:
-    """An illustration's mark read as its caption, without the figure's number, which says
-    nothing without the picture; any other block as it is."""
-    illustration = _ILLUSTRATION.match(block)
-    if not illustration:
+    """A block of illustration marks read as their captions, without the figure's number,
+    which says nothing without the picture; any other block as it is."""
+    if not _ILLUSTRATIONS.fullmatch(block):
         return block
-    return _FIGURE_NUMBER.sub("", illustration.group("caption") or "").strip()
+    captions = (
+        _FIGURE_NUMBER.sub("", m.group("caption") or "") for m in _ILLUSTRATION.finditer(block)
+    )
+    return " ".join(c.strip() for c in captions if c.strip())
 
 
 def _heading_level(block: str) -> int | None:
