@@ -20,7 +20,8 @@ answerable questions). The held-out corpus is answered with them. Printed: per q
 corpus, the first sentence answering, the right source cited first, absent questions refused,
 false refusals, the confidence's AUROC, another corpus's questions refused; the curves of false
 refusals against refused absent questions by threshold, the corpora kept apart in rows of
-their own; and what ships, fitted on every corpus not kept apart.
+their own, and the first figures again by the question's language over the corpora fitted on;
+and what ships, fitted on every corpus not kept apart.
 
     .venv/bin/python -m bench.fit_reading [--records FILE.jsonl] [--cache FILE.npz]
         [--data-dir DIR]   # keep the indexes here and reuse them
@@ -492,6 +493,11 @@ def share(flags: Sequence[bool]) -> str:
     return f"{np.mean(flags):.2f}" if len(flags) else "–"
 
 
+def language_of(j: Judged) -> str:
+    """The language the question is asked in (English where its row names none)."""
+    return str(j.question.row.get("language") or "en")
+
+
 def print_tables(judged: list[Judged], apart: frozenset[str] = frozenset()) -> None:
     """Per quality, a row per corpus, then ``overall`` (the corpora fitted on, each held out)
     and ``kept apart`` (those never fitted on), where there are any."""
@@ -522,6 +528,21 @@ def print_tables(judged: list[Judged], apart: frozenset[str] = frozenset()) -> N
             print(
                 f"| {name} | {len(rows)} | {share(first)} | {share(source)} | {share(absent)} | "
                 f"{share(false)} | {area:.2f} | {share(others)} |"
+            )
+        print()
+        print(f"### {quality}, by the question's language (the corpora fitted on, each held out)\n")
+        print(
+            "| language | questions | first sentence answers | right source first"
+            " | absent refused | false refusals |"
+        )
+        print("|---|---|---|---|---|---|")
+        fitted = [j for j in asked(quality, "overall") if not j.question.row.get("foreign")]
+        for language in sorted({language_of(j) for j in fitted}):
+            rows = [j for j in fitted if language_of(j) == language]
+            first, source, absent, false, _ = columns(rows)
+            print(
+                f"| {language} | {len(rows)} | {share(first)} | {share(source)} | {share(absent)}"
+                f" | {share(false)} |"
             )
         print()
         print(f"### {quality}: false refusals / absent refused, by confidence threshold\n")
