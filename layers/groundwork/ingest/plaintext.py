@@ -158,9 +158,10 @@ def _caption(block: str) -> str:
     if not _ILLUSTRATIONS.fullmatch(block):
         return block
     captions = (
-        _FIGURE_NUMBER.sub("", m.group("caption") or "") for m in _ILLUSTRATION.finditer(block)
+        _FIGURE_NUMBER.sub("", m.group("caption") or "").strip()
+        for m in _ILLUSTRATION.finditer(block)
     )
-    return " ".join(c.strip() for c in captions if c.strip())
+    return " ".join(c for c in captions if c)
 
 
 def _heading_level(block: str) -> int | None:
