@@ -11,6 +11,7 @@ from groundwork.embeddings.factory import get_embedder
 from groundwork.evaluation.judge import first_sentence
 from groundwork.generation.base import GenerationRequest
 from groundwork.generation.extractive import ExtractiveComposer
+from groundwork.ingest.markdown import parse_markdown
 
 LIMITS = """You can control the connection pool size using the `limits` keyword argument.
 
@@ -92,6 +93,18 @@ def test_given_a_line_of_code_or_an_faq_answer_after_a_label_then_it_is_prose() 
         "For example: `request.query_params['search']`",
         "Q: How do I add my child?",
         "A: Use Rippling to trigger a Qualifying Life Event",
+    ]
+
+
+def test_given_a_quote_then_its_units_are_its_text_without_the_markers() -> None:
+    """Given a GitHub alert and a quoted list, when read, then each unit is what the page shows:
+    the alert's kind as its title, no quote markers."""
+    page = "# Travel\n\n> [!IMPORTANT]\n> Requests must be cheap.\n>\n> - Book economy class.\n"
+    text = parse_markdown(page).passages[0].text
+
+    assert [(u.kind, u.text) for u in units(text)] == [
+        ("sentence", "Important: Requests must be cheap."),
+        ("item", "Book economy class."),
     ]
 
 

@@ -463,6 +463,87 @@ def test_given_myst_directives_when_parsed_then_they_read_as_sphinx_renders_them
     _located(document)
 
 
+def test_given_myst_eval_rst_blocks_when_parsed_then_they_read_as_the_built_page_shows_them() -> (
+    None
+):
+    # Given a Click page in MyST: an example whose code has a blank line inside, the run made
+    # when the site is built, content tabs, a list of autodoc entries and a caution, each in an
+    # {eval-rst} block
+    page = (
+        "# Options\n\nA flag:\n\n```{eval-rst}\n.. click:example::\n\n"
+        "    @click.command()\n    @click.option('--shout', is_flag=True)\n"
+        "    def info(shout):\n        rv = 'x'\n\n        click.echo(rv)\n\n"
+        "What it looks like:\n\n.. click:run::\n\n    invoke(info, args=['--shout'])\n```\n\n"
+        "```{eval-rst}\n.. tabs::\n\n   .. group-tab:: Windows\n\n"
+        "      .. code-block:: text\n\n         > .venv\\scripts\\activate\n```\n\n"
+        "```{eval-rst}\n*   .. autoclass:: Choice\n       :noindex:\n```\n\n"
+        "```{eval-rst}\n.. caution::\n   Flags are not prompts.\n```\n"
+    )
+
+    # When it is parsed
+    document = parse_markdown(page)
+
+    # Then the example is its code, its lines as written, the run and the autodoc entry are
+    # no text (nor is the line that introduced the run), a tab is its content under its title
+    # and the caution is prose
+    assert [p.text for p in document.passages] == [
+        "A flag:\n\n```\n@click.command()\n@click.option('--shout', is_flag=True)\n"
+        "def info(shout):\n    rv = 'x'\n\n    click.echo(rv)\n```\n\n"
+        "Windows:\n\n```text\n> .venv\\scripts\\activate\n```\n\n"
+        "Caution: Flags are not prompts."
+    ]
+    _located(document)
+
+
+def test_given_code_with_blank_lines_and_braces_when_parsed_then_its_lines_are_as_written() -> None:
+    # Given a Markdown fence and a reStructuredText literal block, each with an indented line
+    # after a blank one and a placeholder in braces, and prose with a braced edition number
+    # beside inline code holding one
+    markdown = (
+        "# Format\n\nUse `'{0}'.format(x)` {12} so:\n\n```python\ndef f(x):\n"
+        "    a = '{0}'.format(x)\n\n\n    return a\n```\n"
+    )
+    rst = (
+        "Format\n======\n\nSo::\n\n    def f(x):\n        a = '{0}'.format(x)\n\n        return a\n"
+    )
+
+    # When each is parsed
+    from_markdown, from_rst = parse_markdown(markdown), parse_rst(rst)
+
+    # Then the code is as written, blank lines and all, and only the prose loses the number
+    assert [p.text for p in from_markdown.passages] == [
+        "Use `'{0}'.format(x)` so:\n\n```python\ndef f(x):\n    a = '{0}'.format(x)\n\n\n"
+        "    return a\n```"
+    ]
+    assert [p.text for p in from_rst.passages] == [
+        "So:\n\n```\ndef f(x):\n    a = '{0}'.format(x)\n\n    return a\n```"
+    ]
+    _located(from_markdown)
+    _located(from_rst)
+
+
+def test_given_rst_with_sphinx_directives_when_parsed_then_examples_stay_and_autodoc_goes() -> None:
+    # Given a reStructuredText page of a Sphinx site with directives docutils does not know: an
+    # example, an autodoc entry, a function's description, a version note, an included file
+    page = (
+        "Arguments\n=========\n\nExample:\n\n.. click:example::\n\n    @click.command()\n"
+        "    def touch():\n        pass\n\n.. autofunction:: click.argument\n\n"
+        ".. py:function:: touch(filename)\n   :noindex:\n\n   Touches the file.\n\n"
+        ".. versionchanged:: 8.0\n   Takes a path.\n\n.. literalinclude:: ../examples/touch.py\n"
+    )
+
+    # When it is parsed
+    document = parse_rst(page)
+
+    # Then the example is code, the generated API entry and the included file are no text, a
+    # description is its content under its signature and a version note under its version
+    assert [p.text for p in document.passages] == [
+        "Example:\n\n```\n@click.command()\ndef touch():\n    pass\n```\n\n"
+        "touch(filename):\n\nTouches the file.\n\nChanged in version 8.0: Takes a path."
+    ]
+    _located(document)
+
+
 @pytest.mark.parametrize(
     ("suffix", "raw", "reason"),
     [

@@ -3,7 +3,8 @@
 The composer quotes units, not arbitrary spans. A paragraph is cut into sentences; a list item
 is its own block (its label and its value stay together: "`max_connections`, maximum number of
 allowable connections. (Default 100)"); a table row is one unit; a fenced code block is one
-unit that keeps its line breaks, quoted after the sentence that introduces it. A piece of fewer
+unit that keeps its line breaks, quoted after the sentence that introduces it; a quote is its
+text, without the ``>`` markers the page shows as an indent. A piece of fewer
 than three words ("(Default 100)") belongs to the sentence before it. Lines of fields
 ("Author: …", "Status: …", "Next: The System of Co-ordinates") are a metadata block, not prose,
 and are left out; a line whose value quotes code ("For example: `request.query_params[…]`") or
@@ -26,6 +27,8 @@ _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _ROW = re.compile(r"^\s*\|.*\|\s*$")
 _RULE = re.compile(r"^\s*\|?[\s:|-]*-{3,}[\s:|-]*\|?\s*$")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
+# A quote's markers, which the page shows as an indent, not as text.
+_QUOTE = re.compile(r"^\s{0,3}(?:>[ \t]?)+")
 # "Author: Guido", "Created: 2001-07-05", "Next: The System of Co-ordinates": a field name of
 # at most three words and a value that is no sentence (it ends without a full stop). A value
 # that quotes code ("For example: `request.query_params['search']`", "Signature: `Response(…)`")
@@ -97,6 +100,8 @@ def _blocks(text: str) -> list[tuple[Kind, str]]:
     rows = iter(text.split("\n"))
     for line in rows:
         fence = _FENCE.match(line)
+        if not fence:
+            line = _QUOTE.sub("", line)
         if fence:
             close()
             code = [line]

@@ -35,8 +35,11 @@ _QUESTION_ANSWER = re.compile(
     r"\s+(?:A\.\s+)?(?P<answer>\S.*)$",
     re.S,
 )
-# Numbers in braces ("{137}"): another edition's numbering, not text.
-_BRACED_NUMBER = re.compile(r"\s*\{\d{1,4}\}")
+# Numbers in braces ("{137}"): another edition's numbering, not text; but in a code span
+# (group 1) a placeholder ("`'{0}'.format(x)`") is code.
+_BRACED_NUMBER = re.compile(r"(`+[^`\n]*`+)|\s*\{\d{1,4}\}")
+# A line opening or closing a fenced code block, as every parser writes code.
+_FENCE_LINE = re.compile(r"^\s*(?:```|~~~)", re.M)
 
 
 @dataclass
@@ -184,15 +187,28 @@ def is_content(paragraph: str) -> bool:
 
 def answer_of(piece: str) -> tuple[str, list[str]]:
     """A passage's text without question-and-answer markers and edition numbers, and the
-    questions it answers: in a catechism the question is the answer's heading, not its text."""
+    questions it answers: in a catechism the question is the answer's heading, not its text.
+    Code is as written: a fenced block's blank lines do not end it, and its lines keep their
+    indentation."""
     paragraphs, questions = [], []
+    fenced = False
     for paragraph in piece.split("\n\n"):
+        fences = len(_FENCE_LINE.findall(paragraph))
+        if fenced or fences:
+            paragraphs.append(paragraph)
+            fenced = fenced != (fences % 2 == 1)
+            continue
         match = _QUESTION_ANSWER.match(paragraph)
         if match:
-            questions.append(_BRACED_NUMBER.sub("", match.group("question")).strip())
+            questions.append(_unbraced(match.group("question")).strip())
             paragraph = match.group("answer")
-        paragraphs.append(_BRACED_NUMBER.sub("", paragraph).strip())
-    return "\n\n".join(p for p in paragraphs if p), questions
+        if paragraph := _unbraced(paragraph).strip():
+            paragraphs.append(paragraph)
+    return "\n\n".join(paragraphs), questions
+
+
+def _unbraced(text: str) -> str:
+    return _BRACED_NUMBER.sub(lambda m: m.group(1) or "", text)
 
 
 def gutenberg(text: str) -> tuple[dict[str, str], str]:

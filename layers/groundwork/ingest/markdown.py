@@ -35,6 +35,7 @@ from groundwork.ingest.document import (
     pack,
     slug,
 )
+from groundwork.ingest.rst import VERSION_TITLES, rst_blocks
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 # "Title" over a line of "=" (level 1) or "-" (level 2): a setext heading.
@@ -65,6 +66,8 @@ _TAG = re.compile(rf"(`+[^`]*`+)|</?(?:{_ELEMENTS})(?:\s[^<>]*)?/?>", re.IGNOREC
 _OPEN_TAG = re.compile(rf"^\s*<(?:{_ELEMENTS})(?:\s[^<>]*)?$", re.IGNORECASE)
 # MkDocs' (and Python-Markdown's) admonition: "!!! note", "!!! tip \"Gotcha\"", "??? warning".
 _ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$')
+# GitHub's alert, a quote that opens with its kind: "> [!NOTE]", "> [!IMPORTANT] Read this."
+_ALERT = re.compile(r"^(\s{0,3}>\s?)\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(.*)$", re.I)
 # pymdownx.tabbed's content tab: '=== "Windows"', its content indented under it.
 _TAB = re.compile(r'^(\s*)===!?\s+"([^"]*)"\s*$')
 # Lines the rendered page never shows, where a block would start: a thematic break, a link
@@ -95,9 +98,7 @@ _MYST_PROSE = {
     "seealso": "See also",
     "tip": "Tip",
     "warning": "Warning",
-    "versionadded": "Added in version",
-    "versionchanged": "Changed in version",
-    "deprecated": "Deprecated since version",
+    **VERSION_TITLES,
     "topic": "",
     "sidebar": "",
 }
@@ -193,6 +194,7 @@ def _blocks(body: str) -> list[str]:
     # text, the title they show), and whether it is among the options that open a body.
     directives: list[tuple[str, bool, str]] = []
     options = yaml_options = False  # the options may be a block of YAML between "---" lines
+    rst: tuple[str, list[str]] | None = None  # an eval-rst block's fence and lines so far
 
     def end() -> None:
         if current:
@@ -200,6 +202,13 @@ def _blocks(body: str) -> list[str]:
             current.clear()
 
     for line in body.splitlines():
+        if rst is not None:
+            if _closes(line.strip(), rst[0]):
+                blocks.extend(rst_blocks("\n".join(rst[1])))
+                rst = None
+            else:
+                rst[1].append(line)
+            continue
         if not fenced:
             line, commented, hidden = _visible(line, commented)
             if hidden:
@@ -239,6 +248,10 @@ def _blocks(body: str) -> list[str]:
         myst = None if fenced else _MYST.match(line)
         if myst:
             fence, kind, argument = myst.groups()
+            if kind == "eval-rst" and fence[0] != ":":
+                end()
+                rst = (fence, [argument] if argument else [])
+                continue
             options = True
             if kind in _MYST_CODE and fence[0] != ":":
                 current.append(f"{fence}{argument}")
@@ -272,6 +285,8 @@ def _blocks(body: str) -> list[str]:
             if len(current) > 1 and _UNDERLINE.match(line) and _heading("\n".join(current)):
                 end()
     end()
+    if rst is not None:  # a block the file leaves open runs to its end
+        blocks.extend(rst_blocks("\n".join(rst[1])))
     return [b.strip() for b in blocks if b.strip() and not _DIRECTIVE.match(b.split("\n")[0])]
 
 
@@ -330,12 +345,17 @@ def _outside_tags(line: str, in_tag: bool) -> tuple[str, bool]:
 
 def _shown(line: str) -> str:
     """The line as the rendered page shows it: without HTML tags (a line of nothing else is a
-    paragraph's end), an admonition's or a content tab's marker as its title."""
+    paragraph's end), an admonition's, a GitHub alert's or a content tab's marker as its
+    title."""
     admonition = _ADMONITION.match(line)
     if admonition:
         indent, kind, title = admonition.groups()
         title = kind.capitalize() if title is None else title.strip()
         return f"{indent}{title}:" if title else ""
+    alert = _ALERT.match(line)
+    if alert:
+        quote, kind, text = alert.groups()
+        return f"{quote}{kind.capitalize()}: {text}".rstrip()
     tab = _TAB.match(line)
     if tab:
         return f"{tab.group(1)}{tab.group(2).strip()}:" if tab.group(2).strip() else ""

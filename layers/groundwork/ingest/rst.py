@@ -15,9 +15,10 @@ roles of Sphinx or other extensions (``:func:`x```) are read as their text.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from groundwork.ingest.document import Document, TextBuilder, answer_of, pack, year_in
 
@@ -30,6 +31,26 @@ PASSAGE_CHARS = 900
 _HEADER_LINE = re.compile(r"^([A-Za-z][\w-]*):[ \t]*(.*)$")
 _EMAIL = re.compile(r"\s*<[^<>\s]+@[^<>\s]+>")
 _ROLE = re.compile(r":([A-Za-z0-9](?:[-_.:+]?[A-Za-z0-9]+)*):`")
+_DIRECTIVE = re.compile(r"^\s*(?:[-*+]\s+)?\.\.\s+([A-Za-z0-9](?:[-_.:+]?[A-Za-z0-9]+)*)::", re.M)
+# Directives of Sphinx or its extensions, by the last part of their name: those that show their
+# content as code, and those that show text made elsewhere or when the site is built (a
+# ``click:run`` shows the terminal session of running its code, which no reading of the file
+# has: its code quoted instead, "invoke(cli, args=['build'])" under "From the command line:",
+# answered questions about the command line with Python no one types).
+_CODE_DIRECTIVES = frozenset(
+    {"example", "code-block", "sourcecode", "code-cell", "doctest", "testcode", "testoutput",
+     "ipython", "jupyter-execute"}
+)  # fmt: skip
+_UNSHOWN_DIRECTIVES = frozenset(
+    {"run", "toctree", "currentmodule", "module", "index", "literalinclude", "testsetup",
+     "testcleanup"}
+)  # fmt: skip
+#: What Sphinx shows above a version note's text, before its version.
+VERSION_TITLES = {
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+}
 _SETTINGS = {
     "file_insertion_enabled": False,
     "raw_enabled": False,
@@ -58,12 +79,10 @@ _METADATA = {
 
 def parse_rst(text: str) -> Document:
     from docutils import nodes
-    from docutils.core import publish_doctree
 
     document = Document()
     header, body = _header(text)
-    _register_roles(body)
-    tree = publish_doctree(body, settings_overrides={**_SETTINGS, "warning_stream": io.StringIO()})
+    tree = _doctree(body)
     fields = header | _docinfo(tree, nodes)
     for name, raw in fields.items():
         key = _METADATA.get(name)
@@ -79,6 +98,35 @@ def parse_rst(text: str) -> Document:
         document.title = " ".join(str(titled).split())
     _Walker(document, nodes).walk(tree)
     return document
+
+
+def rst_blocks(text: str) -> list[str]:
+    """A fragment's body as blocks in reading order, code fenced: what a Markdown page's
+    ```` ```{eval-rst} ```` block shows. Its section titles, if any, are not read."""
+    from docutils import nodes
+
+    walker = _Walker(Document(), nodes)
+    blocks = [
+        block
+        for node in _doctree(text).findall(nodes.Body)
+        if isinstance(node.parent, nodes.document | nodes.section)
+        and not isinstance(node, walker.skip)
+        for block in walker.blocks(node)
+        if block.strip()
+    ]
+    # "What it looks like:" over a ``click:run``, whose output is made when the site is built:
+    # an introduction to nothing shown here.
+    if blocks and blocks[-1].endswith(":") and not blocks[-1].startswith("```"):
+        blocks.pop()
+    return blocks
+
+
+def _doctree(text: str) -> nodes.document:
+    from docutils.core import publish_doctree
+
+    _register_roles(text)
+    _register_directives(text)
+    return publish_doctree(text, settings_overrides={**_SETTINGS, "warning_stream": io.StringIO()})
 
 
 def _header(text: str) -> tuple[dict[str, str], str]:
@@ -130,6 +178,71 @@ def _register_roles(text: str) -> None:
             roles.register_local_role(name, _text_role)
 
 
+def _register_directives(text: str) -> None:
+    """Directives docutils does not know (Sphinx's and its extensions') read as the page shows
+    them, not dropped: one that shows code (``click:example``) is a code block, one whose text
+    is made elsewhere or when the site is built (``autoclass``, ``click:run``, ``toctree``) is
+    none, and
+    any other (``tabs``, ``group-tab``) is its content, under its argument as a title."""
+    from docutils.parsers.rst import directives
+    from docutils.parsers.rst.languages import en
+
+    kinds = _directive_kinds()
+    known = {*directives._directive_registry, *directives._directives, *en.directives}
+    for name in {n.lower() for n in _DIRECTIVE.findall(text)} - known:
+        kind = name.rsplit(":", 1)[-1]
+        if kind in _CODE_DIRECTIVES:
+            directives.register_directive(name, kinds["code"])
+        elif kind.startswith("auto") or kind in _UNSHOWN_DIRECTIVES:
+            directives.register_directive(name, kinds["unshown"])
+        else:
+            directives.register_directive(name, kinds["content"])
+
+
+@functools.cache
+def _directive_kinds() -> dict[str, type]:
+    from collections import defaultdict
+
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class Generic(Directive):  # type: ignore[misc]
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        # Any option, its value as written (and not shown); one key, since docutils reads no
+        # options where the spec is empty.
+        option_spec: ClassVar = defaultdict(
+            lambda: directives.unchanged, {"class": directives.unchanged}
+        )
+
+    class Code(Generic):
+        def run(self) -> list[nodes.Node]:
+            code = "\n".join(self.content)
+            return [nodes.literal_block(code, code)] if code.strip() else []
+
+    class Unshown(Generic):
+        def run(self) -> list[nodes.Node]:
+            return []
+
+    class Content(Generic):
+        def run(self) -> list[nodes.Node]:
+            node = nodes.container()
+            label = VERSION_TITLES.get(self.name.rsplit(":", 1)[-1])
+            if self.arguments and label:  # "8.0", or "8.0 Takes a path." on the same lines
+                version, *text = self.arguments[0].split()
+                ending = f": {' '.join(text)}" if text else ":" if self.content else "."
+                title = f"{label} {version}{ending}"
+                node += nodes.paragraph(title, title)
+            elif self.arguments:
+                title = f"{self.arguments[0]}:"
+                node += nodes.paragraph(title, title)
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    return {"code": Code, "unshown": Unshown, "content": Content}
+
+
 def _text_role(
     name: str,
     rawtext: str,
@@ -154,7 +267,7 @@ class _Walker:
         self.document = document
         self.nodes = nodes
         self.built = TextBuilder()
-        self._skip = (
+        self.skip = (
             nodes.comment, nodes.substitution_definition, nodes.target, nodes.system_message,
             nodes.raw, nodes.docinfo, nodes.decoration, nodes.title, nodes.subtitle,
             nodes.transition, nodes.problematic, nodes.pending,
@@ -179,8 +292,8 @@ class _Walker:
                 ids = child.get("ids") or []
                 self.built.add(title)
                 self._section(child, [*path, title], ids[0] if ids else anchor)
-            elif not isinstance(child, self._skip) and not self._contents(child):
-                paragraphs += [b for b in self._blocks(child) if b.strip()]
+            elif not isinstance(child, self.skip) and not self._contents(child):
+                paragraphs += [b for b in self.blocks(child) if b.strip()]
         self._flush(paragraphs, path, anchor)
 
     def _flush(self, paragraphs: list[str], path: list[str], anchor: str | None) -> None:
@@ -196,7 +309,7 @@ class _Walker:
     def _contents(self, node: Any) -> bool:
         return isinstance(node, self.nodes.topic) and "contents" in node.get("classes", [])
 
-    def _blocks(self, node: Any) -> list[str]:
+    def blocks(self, node: Any) -> list[str]:
         """A body element as blocks of text; code keeps its lines."""
         nodes = self.nodes
         if isinstance(node, nodes.literal_block | nodes.doctest_block):
@@ -204,10 +317,11 @@ class _Walker:
             return [f"```{classes[0] if classes else ''}\n{node.astext().rstrip()}\n```"]
         if isinstance(node, nodes.bullet_list | nodes.enumerated_list):
             ordered = isinstance(node, nodes.enumerated_list)
+            # An item of nothing shown (an ``autoclass``) is no item.
+            items = [text for text in map(_flat, node.children) if text]
             return [
                 "\n".join(
-                    f"{f'{n}.' if ordered else '-'} {_flat(item)}"
-                    for n, item in enumerate(node.children, start=1)
+                    f"{f'{n}.' if ordered else '-'} {text}" for n, text in enumerate(items, start=1)
                 )
             ]
         if isinstance(node, nodes.definition_list | nodes.field_list | nodes.option_list):
@@ -219,7 +333,7 @@ class _Walker:
             return ["\n".join(" ".join(line.astext().split()) for line in node.findall(nodes.line))]
         if isinstance(node, nodes.Admonition):
             label = node.tagname.capitalize() if node.tagname != "admonition" else ""
-            inner = [b for child in node.children for b in self._blocks(child) if b.strip()]
+            inner = [b for child in node.children for b in self.blocks(child) if b.strip()]
             if label and inner:
                 inner[0] = f"{label}: {inner[0]}"
             return inner
@@ -230,8 +344,8 @@ class _Walker:
             return [
                 b
                 for child in node.children
-                if not isinstance(child, self._skip)
-                for b in self._blocks(child)
+                if not isinstance(child, self.skip)
+                for b in self.blocks(child)
             ]
         return [_flat(node)]
 
