@@ -401,9 +401,9 @@ def test_given_markdown_with_admonitions_when_parsed_then_each_shows_its_title()
 
 def test_given_markdown_with_rules_and_link_definitions_when_parsed_then_they_are_no_text() -> None:
     # Given a page with what its rendered form never shows as text: a MyST target label, a
-    # thematic break, link reference definitions, and a content tab's marker
+    # thematic break, link reference definitions, block attributes, and a content tab's marker
     page = (
-        "(install)=\n# Install\n\nSee [the guide][guide].\n\n---\n\n"
+        "(install)=\n{.hide-header}\n# Install\n\n{#see .lead}\nSee [the guide][guide].\n\n---\n\n"
         '=== "Windows"\n    Run `setup.exe`.\n\n* * *\n\n'
         '[guide]: https://example.org/guide "The guide"\n[faq]: #faq\n\n'
         "```yaml\n---\nkey: value\n---\n```\n\nTitle\n---\n\nBody.\n"
@@ -412,8 +412,8 @@ def test_given_markdown_with_rules_and_link_definitions_when_parsed_then_they_ar
     # When it is parsed
     document = parse_markdown(page)
 
-    # Then the label, the rules and the definitions are no text, the tab reads as its title,
-    # and a rule inside code and a setext underline keep their meaning
+    # Then the label, the rules, the definitions and the attributes are no text, the tab reads
+    # as its title, and a rule inside code and a setext underline keep their meaning
     assert [(p.text, p.heading_path) for p in document.passages] == [
         (
             "See [the guide][guide].\n\nWindows:\n    Run `setup.exe`.\n\n"

@@ -71,11 +71,12 @@ _ALERT = re.compile(r"^(\s{0,3}>\s?)\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \
 # pymdownx.tabbed's content tab: '=== "Windows"', its content indented under it.
 _TAB = re.compile(r'^(\s*)===!?\s+"([^"]*)"\s*$')
 # Lines the rendered page never shows, where a block would start: a thematic break, a link
-# reference definition ("[docs]: https://…", read where the page links "[the docs][docs]") and
-# a MyST target label ("(install)=", which Sphinx links to).
+# reference definition ("[docs]: https://…", read where the page links "[the docs][docs]"), a
+# MyST target label ("(install)=", which Sphinx links to) and a block's attributes
+# ("{.hide-header}", "{#intro .lead}", MyST's attrs_block), which style the block after them.
 _UNSHOWN = re.compile(
     r"^\s{0,3}(?:([-*_])(?:\s*\1){2,}|\[[^\]]+\]:\s+\S+(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?"
-    r"|\([\w.:-]+\)=)\s*$"
+    r"|\([\w.:-]+\)=|\{(?:\s*(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))+\s*\})\s*$"
 )
 # A character reference ("&eacute;", "&#160;", "&#x2014;") outside inline code (kept as group 1).
 _REFERENCE = re.compile(
