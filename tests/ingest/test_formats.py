@@ -522,6 +522,41 @@ def test_given_code_with_blank_lines_and_braces_when_parsed_then_its_lines_are_a
     _located(from_rst)
 
 
+def test_given_an_introduction_where_a_passage_is_full_when_parsed_then_it_goes_with_its_list() -> (
+    None
+):
+    # Given a section whose introduction ("… the following:") comes where a passage is full, and
+    # one whose introduction alone precedes a list longer than a passage, in Markdown and HTML
+    long = "The foundation supports its projects in many ways. " * 16
+    items = "".join(f"- Item number {n} of the list, which is long.\n" for n in range(25))
+    markdown = (
+        f"# Rules\n\n## Joining\n\n{long}\n\nA project must meet the following:\n\n"
+        "- Two users of the project.\n- A licence that is open.\n\n## Leaving\n\nThese apply:\n\n"
+        + items
+    )
+    html = (
+        f"<h1>Rules</h1><p>{long}</p><p>A project must meet the following:</p>"
+        "<p>Two users of the project and a licence that is open.</p>"
+    )
+
+    # When each is parsed
+    from_markdown = parse_markdown(markdown)
+    from_html = parse(".html", html.encode())
+
+    # Then the introduction opens the passage of what it introduces, or grows with it
+    assert [p.text[:40] for p in from_markdown.passages] == [
+        long[:40],
+        "A project must meet the following:\n\n- Tw",
+        "These apply:\n\n- Item number 0 of the lis",
+    ]
+    assert len(from_markdown.passages[2].text) > 900
+    assert [p.text for p in from_html.passages][1:] == [
+        "A project must meet the following:\n\nTwo users of the project and a licence that is open."
+    ]
+    _located(from_markdown)
+    _located(from_html)
+
+
 def test_given_rst_with_sphinx_directives_when_parsed_then_examples_stay_and_autodoc_goes() -> None:
     # Given a reStructuredText page of a Sphinx site with directives docutils does not know: an
     # example, an autodoc entry, a function's description, a version note, an included file

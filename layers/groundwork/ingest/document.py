@@ -163,21 +163,40 @@ def pack(paragraphs: list[str], limit: int) -> list[tuple[str, str | None]]:
     """Join consecutive paragraphs into pieces of at most ``limit`` characters where possible.
 
     A numbered paragraph always starts a piece, so each piece has at most one number: its
-    reference, returned with it.
+    reference, returned with it. A paragraph that ends in a colon introduces the next one (a
+    list, a table, a command): where the next one starts a piece, the introduction starts it
+    too, so the piece that holds the list says what it lists.
     """
     pieces: list[tuple[str, str | None]] = []
-    current, reference = "", None
+    current: list[str] = []
+    reference: str | None = None
     for paragraph in paragraphs:
         number = number_of(paragraph)
-        if current and (number or len(current) + 2 + len(paragraph) > limit):
-            pieces.append((current, reference))
-            current, reference = paragraph, number
+        if current and (number or len("\n\n".join([*current, paragraph])) > limit):
+            introduction = _introduces(current[-1])
+            if introduction and len(current) == 1:  # nothing before it: the piece grows
+                current.append(paragraph)
+                reference = number
+                continue
+            carried = [current.pop()] if introduction else []
+            pieces.append(("\n\n".join(current), reference))
+            current, reference = [*carried, paragraph], number
         else:
-            current = f"{current}\n\n{paragraph}" if current else paragraph
+            current.append(paragraph)
             reference = reference or number
     if current:
-        pieces.append((current, reference))
+        pieces.append(("\n\n".join(current), reference))
     return pieces
+
+
+def _introduces(paragraph: str) -> bool:
+    """Ends in a colon, as prose does before what it introduces (not a code block), and has
+    no number of its own, which would start a piece."""
+    return (
+        paragraph.rstrip().endswith(":")
+        and not _FENCE_LINE.match(paragraph)
+        and number_of(paragraph) is None
+    )
 
 
 def is_content(paragraph: str) -> bool:

@@ -272,10 +272,16 @@ def _passages(section: _Section, built: TextBuilder) -> list[Passage]:
         if _PROSE_END.search(paragraph) or own:
             ordinal += 1
         size = sum(len(p) + 2 for p in pieces) + len(paragraph)
-        # Lines that are not prose ("To the People of the State of New York:") stay with the
-        # paragraph that follows them.
+        # Lines that are not prose ("To the People of the State of New York:", "we should
+        # have obtained the following equations:") stay with the paragraph that follows them.
         if numbers and (own or size > PASSAGE_CHARS):
+            last = pieces[-1]
+            carried = not _PROSE_END.search(last) and number_of(last) is None
+            if carried:
+                pieces.pop()
             flush()
+            if carried:
+                pieces.append(last)
         pieces.append(paragraph)
         if own or _PROSE_END.search(paragraph):
             numbers.append(own or str(ordinal))
