@@ -15,7 +15,9 @@ MyST's directives (```` ```{note} ````, ``:::{tip}``, as Sphinx sites written in
 them) are read as Sphinx renders them: an admonition or a version note is prose under its title
 ("Note:", "Changed in version 8.4.0:"), a ``{code-block} python`` is a code block, and what
 renders as no text of the page (``{toctree}``, ``{contents}``, ``{currentmodule}``,
-``{image}``) is none; any other directive stays a code block, as written. The options that open
+``{image}``) is none; an ``{eval-rst}`` block is read as reStructuredText
+(:func:`groundwork.ingest.rst.rst_blocks`), and any other directive stays a code block, as
+written. The options that open
 a directive's body (``:caption: app.py``) are not shown, and a role shows its text as Sphinx
 does (``{meth}`~click.Context.invoke``` as ```invoke()```, ``{ref}`the options <options>```
 as "the options").

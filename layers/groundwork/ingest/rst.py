@@ -9,8 +9,9 @@ keeps). Literal blocks and ``code-block`` directives stay code, fenced as in Mar
 their line breaks; lists, definitions, tables and admonitions are kept as text.
 
 docutils is pure Python and imported only here. Nothing outside the text is read: file
-inclusion (``include``, ``literalinclude``, ``csv-table :file:``) and ``raw`` are off, and the
-roles of Sphinx or other extensions (``:func:`x```) are read as their text.
+inclusion (``include``, ``literalinclude``, ``csv-table :file:``) and ``raw`` are off, the
+roles of Sphinx or other extensions (``:func:`x```) are read as their text, and their
+directives as the built page shows them (:func:`_register_directives`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ _EMAIL = re.compile(r"\s*<[^<>\s]+@[^<>\s]+>")
 _ROLE = re.compile(r":([A-Za-z0-9](?:[-_.:+]?[A-Za-z0-9]+)*):`")
 _DIRECTIVE = re.compile(r"^\s*(?:[-*+]\s+)?\.\.\s+([A-Za-z0-9](?:[-_.:+]?[A-Za-z0-9]+)*)::", re.M)
 # Directives of Sphinx or its extensions, by the last part of their name: those that show their
-# content as code, and those that show text made elsewhere or when the site is built (a
-# ``click:run`` shows the terminal session of running its code, which no reading of the file
-# has: its code quoted instead, "invoke(cli, args=['build'])" under "From the command line:",
-# answered questions about the command line with Python no one types).
+# content as code, and those that show text made elsewhere or when the site is built. A
+# ``click:run`` shows the terminal session of running its code, which the file does not hold;
+# its code quoted instead ("invoke(cli, args=['build'])") answered questions about the command
+# line with Python no one types.
 _CODE_DIRECTIVES = frozenset(
     {"example", "code-block", "sourcecode", "code-cell", "doctest", "testcode", "testoutput",
      "ipython", "jupyter-execute"}
@@ -182,8 +183,8 @@ def _register_directives(text: str) -> None:
     """Directives docutils does not know (Sphinx's and its extensions') read as the page shows
     them, not dropped: one that shows code (``click:example``) is a code block, one whose text
     is made elsewhere or when the site is built (``autoclass``, ``click:run``, ``toctree``) is
-    none, and
-    any other (``tabs``, ``group-tab``) is its content, under its argument as a title."""
+    none, and any other (``tabs``, ``group-tab``) is its content, under its argument as a
+    title."""
     from docutils.parsers.rst import directives
     from docutils.parsers.rst.languages import en
 
