@@ -111,9 +111,7 @@ def rst_blocks(text: str) -> list[str]:
         block
         for node in _doctree(text).findall(nodes.Body)
         if isinstance(node.parent, nodes.document | nodes.section)
-        and not isinstance(node, walker.skip)
-        for block in walker.blocks(node)
-        if block.strip()
+        for block in walker.shown(node)
     ]
     # "What it looks like:" over a ``click:run``, whose output is made when the site is built:
     # an introduction to nothing shown here.
@@ -268,7 +266,7 @@ class _Walker:
         self.document = document
         self.nodes = nodes
         self.built = TextBuilder()
-        self.skip = (
+        self._skip = (
             nodes.comment, nodes.substitution_definition, nodes.target, nodes.system_message,
             nodes.raw, nodes.docinfo, nodes.decoration, nodes.title, nodes.subtitle,
             nodes.transition, nodes.problematic, nodes.pending,
@@ -293,9 +291,16 @@ class _Walker:
                 ids = child.get("ids") or []
                 self.built.add(title)
                 self._section(child, [*path, title], ids[0] if ids else anchor)
-            elif not isinstance(child, self.skip) and not self._contents(child):
-                paragraphs += [b for b in self.blocks(child) if b.strip()]
+            else:
+                paragraphs += self.shown(child)
         self._flush(paragraphs, path, anchor)
+
+    def shown(self, node: Any) -> list[str]:
+        """A section's child as the blocks the page shows of it: none for a comment, a
+        target, a table of contents…"""
+        if isinstance(node, self._skip) or self._contents(node):
+            return []
+        return [b for b in self._blocks(node) if b.strip()]
 
     def _flush(self, paragraphs: list[str], path: list[str], anchor: str | None) -> None:
         for piece, reference in pack(paragraphs, PASSAGE_CHARS):
@@ -310,7 +315,7 @@ class _Walker:
     def _contents(self, node: Any) -> bool:
         return isinstance(node, self.nodes.topic) and "contents" in node.get("classes", [])
 
-    def blocks(self, node: Any) -> list[str]:
+    def _blocks(self, node: Any) -> list[str]:
         """A body element as blocks of text; code keeps its lines."""
         nodes = self.nodes
         if isinstance(node, nodes.literal_block | nodes.doctest_block):
@@ -334,7 +339,7 @@ class _Walker:
             return ["\n".join(" ".join(line.astext().split()) for line in node.findall(nodes.line))]
         if isinstance(node, nodes.Admonition):
             label = node.tagname.capitalize() if node.tagname != "admonition" else ""
-            inner = [b for child in node.children for b in self.blocks(child) if b.strip()]
+            inner = [b for child in node.children for b in self._blocks(child) if b.strip()]
             if label and inner:
                 inner[0] = f"{label}: {inner[0]}"
             return inner
@@ -345,8 +350,8 @@ class _Walker:
             return [
                 b
                 for child in node.children
-                if not isinstance(child, self.skip)
-                for b in self.blocks(child)
+                if not isinstance(child, self._skip)
+                for b in self._blocks(child)
             ]
         return [_flat(node)]
 
