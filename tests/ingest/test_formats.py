@@ -557,6 +557,35 @@ def test_given_an_introduction_where_a_passage_is_full_when_parsed_then_it_goes_
     _located(from_html)
 
 
+def test_given_a_paragraph_longer_than_a_passage_when_parsed_then_it_is_cut_between_sentences() -> (
+    None
+):
+    # Given a paragraph of 50 sentences (about 2,700 characters), in Markdown, plain text and
+    # HTML (numbered there), and a list item and a code block as long
+    sentences = [f"The {n}th argument of the essay is about the states." for n in range(50)]
+    paragraph = " ".join(sentences)
+    item = "- " + " ".join(sentences)
+    code = "```\n" + "\n".join(f"x{n} = {n}  # {s}" for n, s in enumerate(sentences)) + "\n```"
+    markdown = f"# Essay\n\n{paragraph}\n\n## List\n\n{item}\n\n## Code\n\n{code}\n"
+
+    # When each is parsed
+    from_markdown = parse_markdown(markdown)
+    from_text = parse_text(f"Essay\n\n{paragraph}\n")
+    from_html = parse(".html", f"<h1>Essay</h1><p>Opening.</p><p>{paragraph}</p>".encode())
+
+    # Then the prose is cut between its sentences into about equal parts of about a passage,
+    # every sentence whole and in order; the list item and the code stay one passage each
+    for document in (from_markdown, from_text, from_html):
+        parts = [p.text for p in document.passages if not p.text.startswith(("- ", "```"))]
+        assert len(parts) == 3
+        assert all(750 <= len(part) <= 1000 for part in parts)
+        assert " ".join(parts).split("\n\n")[-1] == paragraph
+        _located(document)
+    assert [len(p.text) for p in from_markdown.passages[-2:]] == [len(item), len(code)]
+    # and in HTML each part has the paragraph's number: its second
+    assert [p.reference for p in from_html.passages] == ["1–2", "2", "2"]
+
+
 def test_given_rst_with_sphinx_directives_when_parsed_then_examples_stay_and_autodoc_goes() -> None:
     # Given a reStructuredText page of a Sphinx site with directives docutils does not know: an
     # example, an autodoc entry, a function's description, a version note, an included file

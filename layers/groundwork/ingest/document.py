@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
+from groundwork.text.sentences import split_sentences
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
 # "34. The Church…", "Q. 126. What…", "¶ 12 …", "(3) The…": the number is the reference.
 _NUMBERED = re.compile(r"^(?:Q\.\s*|¶\s*)?(?:(\d{1,4})\.|\((\d{1,4})\))\s+\S")
@@ -40,6 +43,8 @@ _QUESTION_ANSWER = re.compile(
 _BRACED_NUMBER = re.compile(r"(`+[^`\n]*`+)|\s*\{\d{1,4}\}")
 # A line opening or closing a fenced code block, as every parser writes code.
 _FENCE_LINE = re.compile(r"^\s*(?:```|~~~)", re.M)
+# A line of a table, a list or a quote: a paragraph with one is not prose to cut.
+_NOT_PROSE = re.compile(r"^\s*(?:\||[-*+•>]\s|\d{1,3}[.)]\s)", re.M)
 
 
 @dataclass
@@ -165,14 +170,15 @@ def pack(paragraphs: list[str], limit: int) -> list[tuple[str, str | None]]:
     A numbered paragraph always starts a piece, so each piece has at most one number: its
     reference, returned with it. A paragraph that ends in a colon introduces the next one (a
     list, a table, a command): where the next one starts a piece, the introduction starts it
-    too, so the piece that holds the list says what it lists.
+    too, so the piece that holds the list says what it lists. A paragraph of prose too long
+    for one piece is cut between its sentences (:func:`parts`); each part after the first has
+    the paragraph's number as its reference.
     """
     pieces: list[tuple[str, str | None]] = []
     current: list[str] = []
     reference: str | None = None
-    for paragraph in paragraphs:
-        number = number_of(paragraph)
-        if current and (number or len("\n\n".join([*current, paragraph])) > limit):
+    for paragraph, number, opens in _parted(paragraphs, limit):
+        if current and (opens or len("\n\n".join([*current, paragraph])) > limit):
             introduction = _introduces(current[-1])
             if introduction and len(current) == 1:  # nothing before it: the piece grows
                 current.append(paragraph)
@@ -187,6 +193,47 @@ def pack(paragraphs: list[str], limit: int) -> list[tuple[str, str | None]]:
     if current:
         pieces.append(("\n\n".join(current), reference))
     return pieces
+
+
+def parts(paragraph: str, limit: int) -> list[str]:
+    """A paragraph of prose longer than twice ``limit``, cut between its sentences into parts
+    of about equal length, as many as ``limit`` needs (a sentence is never cut, so a part may
+    be a little longer); any other paragraph whole.
+
+    A long paragraph as one passage is near too many questions: its many words match many,
+    and past its first 512 tokens the embedder reads none of it. Of the Federalist's passages
+    2.5% were over 2,500 characters, and one of them was among the five found for 85% of its
+    questions, and the first for 30%. Code, tables, lists, quotes and a catechism's question
+    with its answer stay whole, and so does a paragraph up to twice ``limit``: cut, its
+    sentences lose the context that told a passage about the question from its neighbours
+    (docs/ingestion.md has the figures of both).
+    """
+    if len(paragraph) <= 2 * limit or not _prose(paragraph):
+        return [paragraph]
+    count = -(-len(paragraph) // limit)
+    starts = [sentence.start for sentence in split_sentences(paragraph)][1:]
+    cuts = [0]
+    for index in range(1, count):
+        aim = index * len(paragraph) / count
+        if after := [start for start in starts if start > cuts[-1]]:
+            cuts.append(min((abs(start - aim), start) for start in after)[1])
+    cuts.append(len(paragraph))
+    return [paragraph[a:b].strip() for a, b in pairwise(cuts)]
+
+
+def _prose(paragraph: str) -> bool:
+    return not (_FENCE_LINE.search(paragraph) or _NOT_PROSE.search(paragraph)) and not (
+        _QUESTION_ANSWER.match(paragraph)
+    )
+
+
+def _parted(paragraphs: list[str], limit: int) -> Iterator[tuple[str, str | None, bool]]:
+    """Each paragraph's :func:`parts`, with the paragraph's number and whether that number
+    starts a piece (on the first part only)."""
+    for paragraph in paragraphs:
+        number = number_of(paragraph)
+        for index, part in enumerate(parts(paragraph, limit)):
+            yield part, number, bool(number) and index == 0
 
 
 def _introduces(paragraph: str) -> bool:

@@ -26,6 +26,7 @@ from groundwork.ingest.document import (
     answer_of,
     is_content,
     number_of,
+    parts,
     year_in,
 )
 
@@ -271,20 +272,22 @@ def _passages(section: _Section, built: TextBuilder) -> list[Passage]:
         own = number_of(paragraph)
         if _PROSE_END.search(paragraph) or own:
             ordinal += 1
-        size = sum(len(p) + 2 for p in pieces) + len(paragraph)
-        # Lines that are not prose ("To the People of the State of New York:", "we should
-        # have obtained the following equations:") stay with the paragraph that follows them.
-        if numbers and (own or size > PASSAGE_CHARS):
-            last = pieces[-1]
-            carried = not _PROSE_END.search(last) and number_of(last) is None
-            if carried:
-                pieces.pop()
-            flush()
-            if carried:
-                pieces.append(last)
-        pieces.append(paragraph)
-        if own or _PROSE_END.search(paragraph):
-            numbers.append(own or str(ordinal))
+        for index, part in enumerate(parts(paragraph, PASSAGE_CHARS)):
+            size = sum(len(p) + 2 for p in pieces) + len(part)
+            # Lines that are not prose ("To the People of the State of New York:", "we should
+            # have obtained the following equations:") stay with the paragraph after them.
+            if numbers and ((own and index == 0) or size > PASSAGE_CHARS):
+                last = pieces[-1]
+                carried = not _PROSE_END.search(last) and number_of(last) is None
+                if carried:
+                    pieces.pop()
+                flush()
+                if carried:
+                    pieces.append(last)
+            pieces.append(part)
+            number = own or str(ordinal)
+            if (own or _PROSE_END.search(paragraph)) and number not in numbers[-1:]:
+                numbers.append(number)
     flush()
     return passages
 
