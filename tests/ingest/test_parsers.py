@@ -52,6 +52,33 @@ def test_given_html_when_parsed_then_sections_anchors_bylines_and_datelines_are_
     assert all("Letter No. 1" not in p.text for p in document.passages)  # the contents line
 
 
+def test_given_a_page_of_a_site_when_parsed_then_its_masthead_and_navigation_are_no_text() -> None:
+    # Given a chapter of a book published as a site: the book's and the part's title above the
+    # chapter's heading, a line that links to the next chapter and one to the contents, and a
+    # paragraph that links to another site and to another chapter in its sentences
+    page = (
+        '<html><body><p class="title">Albert Einstein: Relativity<br />Part I</p>'
+        "<h3>The Principle of Relativity</h3>"
+        "<p>Let us return to our example of the railway carriage.</p>"
+        '<p>See <a href="https://example.org/">the translation</a> and'
+        ' <a href="ch06.htm">the next section</a> for more.</p>'
+        '<p class="next">Next: <a href="ch06.htm">The Addition of Velocities</a></p>'
+        '<p><a href="index.htm">Relativity: The Special and General Theory</a></p></body></html>'
+    )
+
+    # When it is parsed
+    document = parse_html(page)
+
+    # Then the chapter's paragraphs are its passage, and nothing else is
+    assert [(p.heading_path, p.text) for p in document.passages] == [
+        (
+            ["The Principle of Relativity"],
+            "Let us return to our example of the railway carriage.\n\n"
+            "See the translation and the next section for more.",
+        )
+    ]
+
+
 def test_given_html_with_line_breaks_when_parsed_then_two_in_a_row_end_a_paragraph() -> None:
     # Given a page written without <p>, its paragraphs apart by two <br>, its lines by one
     first = "The river rose in the night and the mill stopped by the weir. " * 8

@@ -41,6 +41,8 @@ _SKIP = frozenset({"script", "style", "noscript", "template", "svg"})
 _DATE_METAS = frozenset(
     {"date", "dc.date", "dcterms.date", "citation_publication_date", "article:published_time"}
 )
+# A link within the site: to a fragment or a relative path, with no scheme or host of its own.
+_SITE_LINK = re.compile(r"^(?![a-zA-Z][\w+.-]*:|//)\S")
 _PROSE_END = re.compile(r"[.?!\"'”’)]$")
 _BYLINE = re.compile(
     r"^(?:BY\s+)?[A-Z][A-Z.'\- ]+(?:,? (?:AND|WITH|OR|and|with|or) [A-Z][A-Z.'\- ]+)*$"
@@ -71,10 +73,13 @@ class _Reader(HTMLParser):
         self.blocks: list[_Block] = []
         self.meta: dict[str, str] = {}
         self._text: list[str] = []
-        # Characters of the current block inside links to this same page: a block that is
-        # nothing else is navigation (a table of contents) and is dropped.
-        self._local_link = False
-        self._linked = 0
+        # The current block's text inside links to this same page or another of the same site
+        # (a relative link), and its words outside them: a block of such links and at most one
+        # word more is navigation (a table of contents, "Next: The Galilean System of
+        # Co-ordinates") and is dropped.
+        self._site_link = False
+        self._linked = False
+        self._unlinked_words = 0
         self._skipping = 0
         self._in_title = False
         self._title: list[str] = []
@@ -115,8 +120,8 @@ class _Reader(HTMLParser):
             self._flush()
         if tag == "pre":
             self._pre += 1
-        if tag == "a" and values.get("href", "").startswith("#"):
-            self._local_link = True
+        if tag == "a" and _SITE_LINK.match(values.get("href", "")):
+            self._site_link = True
         anchor = values.get("id") or (values.get("name") if tag == "a" else None)
         if anchor and not "".join(self._text).strip():
             self._anchor = anchor
@@ -127,7 +132,7 @@ class _Reader(HTMLParser):
         elif tag == "title":
             self._in_title = False
         elif tag == "a":
-            self._local_link = False
+            self._site_link = False
         elif tag in _HEADINGS or tag in _BLOCKS:
             self._flush()
             if tag == "pre":
@@ -140,8 +145,10 @@ class _Reader(HTMLParser):
             self._title.append(data)
         else:
             self._text.append(data)
-            if self._local_link:
-                self._linked += len(data.strip())
+            if self._site_link:
+                self._linked = self._linked or bool(data.strip())
+            else:
+                self._unlinked_words += len(data.split())
 
     def close(self) -> None:
         super().close()
@@ -166,9 +173,9 @@ class _Reader(HTMLParser):
         if self._pre and text:
             code = textwrap.dedent("".join(self._text).strip("\n")).rstrip()
             text = f"```\n{code}\n```"
-        navigation = self._linked >= len(text.replace(" ", ""))
+        navigation = self._linked and self._unlinked_words <= 1
         self._text.clear()
-        self._linked = 0
+        self._linked, self._unlinked_words = False, 0
         if text and (self._heading or not navigation):
             anchor = self._heading_anchor if self._heading else None
             self.blocks.append(_Block(text, self._heading, anchor))
@@ -244,7 +251,16 @@ def _sections(blocks: list[_Block]) -> list[_Section]:
         else:
             if is_content(block.text):
                 current.paragraphs.append(block.text)
+    if len(sections) > 1 and all(_masthead(p) for p in sections[0].paragraphs):
+        sections[0].paragraphs.clear()
     return [s for s in sections if s.paragraphs]
+
+
+def _masthead(paragraph: str) -> bool:
+    """A line before a page's first heading that says no sentence: the work or the part the
+    page belongs to ("Albert Einstein: Relativity Part I: The Special Theory of Relativity"),
+    which every page of the part repeats and no question is answered by."""
+    return len(paragraph) <= 120 and not _PROSE_END.search(paragraph)
 
 
 def _passages(section: _Section, built: TextBuilder) -> list[Passage]:

@@ -35,7 +35,7 @@ SUFFIXES = (
 )  # fmt: skip
 #: Part of every source's content hash: a new version of the parsers (what cards hold, where
 #: they point) makes every file changed, so the next ingest reads it again.
-PARSER_VERSION = "10"
+PARSER_VERSION = "11"
 #: Document fields a caller may set for a whole batch (``groundwork ingest --title …``).
 METADATA = ("title", "author", "year", "url", "language", "period_start", "period_end")
 _CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([\w-]+)""", re.I)
