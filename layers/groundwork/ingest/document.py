@@ -170,9 +170,9 @@ def pack(paragraphs: list[str], limit: int) -> list[tuple[str, str | None]]:
     A numbered paragraph always starts a piece, so each piece has at most one number: its
     reference, returned with it. A paragraph that ends in a colon introduces the next one (a
     list, a table, a command): where the next one starts a piece, the introduction starts it
-    too, so the piece that holds the list says what it lists. A paragraph of prose too long
-    for one piece is cut between its sentences (:func:`parts`); each part after the first has
-    the paragraph's number as its reference.
+    too, so the piece that holds the list says what it lists. A paragraph of prose over twice
+    ``limit`` is cut between its sentences (:func:`parts`); each part after the first has the
+    paragraph's number as its reference.
     """
     pieces: list[tuple[str, str | None]] = []
     current: list[str] = []
@@ -206,7 +206,7 @@ def parts(paragraph: str, limit: int) -> list[str]:
     questions, and the first for 30%. Code, tables, lists, quotes and a catechism's question
     with its answer stay whole, and so does a paragraph up to twice ``limit``: cut, its
     sentences lose the context that told a passage about the question from its neighbours
-    (docs/ingestion.md has the figures of both).
+    (docs/architecture.md has the figures of both).
     """
     if len(paragraph) <= 2 * limit or not _prose(paragraph):
         return [paragraph]
