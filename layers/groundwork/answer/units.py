@@ -100,8 +100,7 @@ def _blocks(text: str) -> list[tuple[Kind, str]]:
     rows = iter(text.split("\n"))
     for line in rows:
         fence = _FENCE.match(line)
-        if not fence:
-            line = _QUOTE.sub("", line)
+        line = line if fence else _QUOTE.sub("", line)
         if fence:
             close()
             code = [line]

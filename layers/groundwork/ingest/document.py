@@ -222,8 +222,10 @@ def parts(paragraph: str, limit: int) -> list[str]:
 
 
 def _prose(paragraph: str) -> bool:
-    return not (_FENCE_LINE.search(paragraph) or _NOT_PROSE.search(paragraph)) and not (
-        _QUESTION_ANSWER.match(paragraph)
+    return not (
+        _FENCE_LINE.search(paragraph)
+        or _NOT_PROSE.search(paragraph)
+        or _QUESTION_ANSWER.match(paragraph)
     )
 
 
